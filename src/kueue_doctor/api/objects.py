@@ -1,0 +1,412 @@
+"""The object model: the Kueue and core Kubernetes objects kueue-doctor reads.
+
+Plain data. Field names follow kueue.x-k8s.io/v1beta2; objects read from v1beta1 are
+normalised to these names by ``api.parse``. Defaults are Kueue's (see
+shared/reference/kueue-semantics.md §1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Optional
+
+from .quantity import Quantity
+
+ResourceList = dict[str, Quantity]
+
+
+@dataclass(slots=True)
+class Meta:
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: Optional[datetime] = None
+    deletion_timestamp: Optional[datetime] = None
+    deletion_grace_period_seconds: Optional[int] = None
+    generation: int = 0
+    resource_version: str = ""
+    owner_references: list[dict] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Condition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_transition_time: Optional[datetime] = None
+
+
+@dataclass(slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(slots=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(slots=True)
+class SelectorRequirement:
+    key: str
+    operator: str
+    values: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LabelSelector:
+    match_labels: dict[str, str] = field(default_factory=dict)
+    match_expressions: list[SelectorRequirement] = field(default_factory=list)
+
+
+# -- Kueue ------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class ResourceFlavor:
+    meta: Meta
+    node_labels: dict[str, str] = field(default_factory=dict)
+    node_taints: list[Taint] = field(default_factory=list)
+    tolerations: list[Toleration] = field(default_factory=list)
+    topology_name: str = ""
+    kind = "ResourceFlavor"
+
+
+@dataclass(slots=True)
+class ResourceQuota:
+    name: str
+    nominal_quota: Quantity
+    borrowing_limit: Optional[Quantity] = None
+    lending_limit: Optional[Quantity] = None
+
+
+@dataclass(slots=True)
+class FlavorQuotas:
+    name: str
+    resources: list[ResourceQuota] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ResourceGroup:
+    covered_resources: list[str]
+    flavors: list[FlavorQuotas]
+
+
+@dataclass(slots=True)
+class BorrowWithinCohort:
+    policy: str = "Never"
+    max_priority_threshold: Optional[int] = None
+
+
+@dataclass(slots=True)
+class Preemption:
+    within_cluster_queue: str = "Never"
+    reclaim_within_cohort: str = "Never"
+    borrow_within_cohort: Optional[BorrowWithinCohort] = None
+
+
+@dataclass(slots=True)
+class FlavorFungibility:
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: Optional[str] = None
+
+
+@dataclass(slots=True)
+class FlavorUsage:
+    """One entry of ClusterQueue status flavorsReservation / flavorsUsage."""
+    flavor: str
+    resource: str
+    total: Quantity
+    borrowed: Quantity
+
+
+@dataclass(slots=True)
+class ClusterQueueStatus:
+    conditions: list[Condition] = field(default_factory=list)
+    pending_workloads: Optional[int] = None
+    reserving_workloads: Optional[int] = None
+    admitted_workloads: Optional[int] = None
+    flavors_reservation: list[FlavorUsage] = field(default_factory=list)
+    flavors_usage: list[FlavorUsage] = field(default_factory=list)
+    weighted_share: Optional[int] = None
+
+
+@dataclass(slots=True)
+class ClusterQueue:
+    meta: Meta
+    cohort: str = ""
+    queueing_strategy: str = "BestEffortFIFO"
+    # None matches no namespace; an empty selector matches all (Kueue's rule).
+    namespace_selector: Optional[LabelSelector] = None
+    resource_groups: list[ResourceGroup] = field(default_factory=list)
+    preemption: Preemption = field(default_factory=Preemption)
+    flavor_fungibility: FlavorFungibility = field(default_factory=FlavorFungibility)
+    fair_sharing_weight: Optional[Quantity] = None
+    stop_policy: str = "None"
+    admission_checks: list[str] = field(default_factory=list)
+    status: ClusterQueueStatus = field(default_factory=ClusterQueueStatus)
+    kind = "ClusterQueue"
+
+
+@dataclass(slots=True)
+class Cohort:
+    meta: Meta
+    parent: str = ""
+    resource_groups: list[ResourceGroup] = field(default_factory=list)
+    fair_sharing_weight: Optional[Quantity] = None
+    weighted_share: Optional[int] = None
+    kind = "Cohort"
+
+
+@dataclass(slots=True)
+class LocalQueue:
+    meta: Meta
+    cluster_queue: str
+    stop_policy: str = "None"
+    kind = "LocalQueue"
+
+
+@dataclass(slots=True)
+class WorkloadPriorityClass:
+    meta: Meta
+    value: int
+    description: str = ""
+    kind = "WorkloadPriorityClass"
+
+
+@dataclass(slots=True)
+class Container:
+    name: str
+    requests: ResourceList = field(default_factory=dict)
+    limits: ResourceList = field(default_factory=dict)
+    restart_policy: str = ""  # "Always" marks a sidecar init container
+
+
+@dataclass(slots=True)
+class NodeSelectorTerm:
+    match_expressions: list[SelectorRequirement] = field(default_factory=list)
+    match_fields: list[SelectorRequirement] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PodSpec:
+    containers: list[Container] = field(default_factory=list)
+    init_containers: list[Container] = field(default_factory=list)
+    overhead: ResourceList = field(default_factory=dict)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    # requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (ORed)
+    required_node_terms: list[NodeSelectorTerm] = field(default_factory=list)
+    tolerations: list[Toleration] = field(default_factory=list)
+    node_name: str = ""
+    priority_class_name: str = ""
+    priority: Optional[int] = None
+    termination_grace_period_seconds: int = 30
+    scheduling_gates: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PodSet:
+    name: str
+    count: int
+    template: PodSpec
+    min_count: Optional[int] = None
+    topology_request: Optional[dict] = None
+
+
+@dataclass(slots=True)
+class PodSetAssignment:
+    name: str
+    flavors: dict[str, str] = field(default_factory=dict)
+    resource_usage: ResourceList = field(default_factory=dict)
+    count: Optional[int] = None
+
+
+@dataclass(slots=True)
+class Admission:
+    cluster_queue: str
+    pod_set_assignments: list[PodSetAssignment] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RequeueState:
+    count: Optional[int] = None
+    requeue_at: Optional[datetime] = None
+
+
+@dataclass(slots=True)
+class WorkloadStatus:
+    admission: Optional[Admission] = None
+    conditions: list[Condition] = field(default_factory=list)
+    reclaimable_pods: dict[str, int] = field(default_factory=dict)
+    requeue_state: Optional[RequeueState] = None
+    admission_checks: list[dict] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Workload:
+    meta: Meta
+    queue_name: str = ""
+    pod_sets: list[PodSet] = field(default_factory=list)
+    priority: Optional[int] = None
+    priority_class_name: str = ""
+    priority_class_source: str = ""
+    active: bool = True
+    maximum_execution_time_seconds: Optional[int] = None
+    status: WorkloadStatus = field(default_factory=WorkloadStatus)
+    kind = "Workload"
+
+    def condition(self, ctype: str) -> Optional[Condition]:
+        for c in self.status.conditions:
+            if c.type == ctype:
+                return c
+        return None
+
+    def is_true(self, ctype: str) -> bool:
+        c = self.condition(ctype)
+        return c is not None and c.status == "True"
+
+
+# -- core Kubernetes --------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Namespace:
+    meta: Meta
+    kind = "Namespace"
+
+
+@dataclass(slots=True)
+class LimitRangeItem:
+    type: str
+    max: ResourceList = field(default_factory=dict)
+    min: ResourceList = field(default_factory=dict)
+    default: ResourceList = field(default_factory=dict)
+    default_request: ResourceList = field(default_factory=dict)
+    max_limit_request_ratio: ResourceList = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class LimitRange:
+    meta: Meta
+    limits: list[LimitRangeItem] = field(default_factory=list)
+    kind = "LimitRange"
+
+
+@dataclass(slots=True)
+class Node:
+    meta: Meta
+    capacity: ResourceList = field(default_factory=dict)
+    allocatable: ResourceList = field(default_factory=dict)
+    taints: list[Taint] = field(default_factory=list)
+    unschedulable: bool = False
+    conditions: list[Condition] = field(default_factory=list)
+    kind = "Node"
+
+    def ready(self) -> Optional[bool]:
+        for c in self.conditions:
+            if c.type == "Ready":
+                return c.status == "True"
+        return None
+
+
+@dataclass(slots=True)
+class Pod:
+    meta: Meta
+    spec: PodSpec
+    phase: str = ""
+    conditions: list[Condition] = field(default_factory=list)
+    start_time: Optional[datetime] = None
+    container_statuses: list[dict] = field(default_factory=list)
+    kind = "Pod"
+
+
+@dataclass(slots=True)
+class Event:
+    meta: Meta
+    involved_kind: str = ""
+    involved_namespace: str = ""
+    involved_name: str = ""
+    reason: str = ""
+    message: str = ""
+    type: str = ""
+    count: int = 1
+    first_timestamp: Optional[datetime] = None
+    last_timestamp: Optional[datetime] = None
+    source: str = ""
+    kind = "Event"
+
+
+@dataclass(slots=True)
+class Job:
+    meta: Meta
+    suspend: bool = False
+    parallelism: int = 1
+    completions: Optional[int] = None
+    template: PodSpec = field(default_factory=PodSpec)
+    active: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    conditions: list[Condition] = field(default_factory=list)
+    kind = "Job"
+
+
+@dataclass(slots=True)
+class Deployment:
+    meta: Meta
+    replicas: int = 1
+    images: list[str] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    ready_replicas: int = 0
+    kind = "Deployment"
+
+    def kueue_version(self) -> Optional[str]:
+        """The tag of the Kueue manager image, e.g. ``v0.13.2``."""
+        for image in self.images:
+            repo, _, tag = image.rpartition(":")
+            if "kueue" in repo and tag and "/" not in tag:
+                return tag.split("@")[0]
+        return None
+
+    def feature_gates(self) -> dict[str, bool]:
+        gates: dict[str, bool] = {}
+        for arg in self.args:
+            if arg.startswith("--feature-gates="):
+                for item in arg.split("=", 1)[1].split(","):
+                    name, _, val = item.partition("=")
+                    if name.strip():
+                        gates[name.strip()] = val.strip().lower() == "true"
+        return gates
+
+
+@dataclass(slots=True)
+class FairSharingConfig:
+    enabled: bool = False
+    preemption_strategies: list[str] = field(
+        default_factory=lambda: ["LessThanOrEqualToFinalShare", "LessThanInitialShare"])
+
+
+@dataclass(slots=True)
+class KueueConfiguration:
+    """The Kueue Configuration (kept in the kueue-manager-config ConfigMap)."""
+    meta: Meta
+    fair_sharing: FairSharingConfig = field(default_factory=FairSharingConfig)
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    wait_for_pods_ready: Optional[dict] = None
+    exclude_resource_prefixes: list[str] = field(default_factory=list)
+    quota_check_strategy: str = "BlockUndeclared"
+    raw: dict = field(default_factory=dict)
+    kind = "Configuration"
+
+
+@dataclass(slots=True)
+class ConfigMap:
+    meta: Meta
+    data: dict[str, str] = field(default_factory=dict)
+    kind = "ConfigMap"

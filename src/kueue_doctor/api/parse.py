@@ -1,0 +1,471 @@
+"""Decoded YAML/JSON -> object model, for kueue.x-k8s.io v1beta1/v1beta2 and core kinds.
+
+v1beta1 field names (``spec.cohort``, ``priorityClassName``, fungibility values
+``Borrow``/``Preempt`` ...) are normalised to their v1beta2 meaning.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable, Optional
+
+import yaml
+
+from ..errors import InputError
+from . import objects as o
+from .fields import Fields
+
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_VERSIONS = ("v1beta1", "v1beta2")
+
+PREEMPT_WITHIN_CQ = ("Never", "LowerPriority", "LowerOrNewerEqualPriority")
+PREEMPT_RECLAIM = ("Never", "LowerPriority", "Any")
+FUNGIBILITY = ("MayStopSearch", "TryNextFlavor")
+_V1BETA1_FUNGIBILITY = {"Borrow": "MayStopSearch", "Preempt": "MayStopSearch"}
+
+
+def object_ref(raw: Any) -> str:
+    """``Kind/namespace/name`` (or ``Kind/name``) of a decoded object, best effort."""
+    if not isinstance(raw, dict):
+        return ""
+    kind = raw.get("kind") if isinstance(raw.get("kind"), str) else "?"
+    meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    name = meta.get("name") if isinstance(meta.get("name"), str) else "<unnamed>"
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
+
+
+def parse_meta(f: Fields, namespaced: bool) -> o.Meta:
+    m = f.obj("metadata", required=True)
+    name = m.str("name")
+    if not name and m.str("generateName"):
+        # A manifest not yet created: the API server would add a random suffix; ours is
+        # derived from the content so that loading stays deterministic.
+        digest = hashlib.sha1(json.dumps(f.data, sort_keys=True, default=str).encode()).hexdigest()
+        name = m.str("generateName") + digest[:5]
+    if not name:
+        raise InputError("required field is missing" if "name" not in m.data else "must not be empty",
+                         field="metadata.name")
+    ns = m.str("namespace", "default" if namespaced else "")
+    return o.Meta(
+        name=name,
+        namespace=ns if namespaced else "",
+        uid=m.str("uid"),
+        labels=m.str_map("labels"),
+        annotations=m.str_map("annotations"),
+        creation_timestamp=m.time("creationTimestamp"),
+        deletion_timestamp=m.time("deletionTimestamp"),
+        deletion_grace_period_seconds=m.int("deletionGracePeriodSeconds"),
+        generation=m.int("generation", 0) or 0,
+        resource_version=m.str("resourceVersion") if not isinstance(m.data.get("resourceVersion"), int)
+        else str(m.data["resourceVersion"]),
+        owner_references=[r.data for r in m.objs("ownerReferences")],
+    )
+
+
+def parse_conditions(f: Fields, key: str = "conditions") -> list[o.Condition]:
+    return [o.Condition(type=c.str("type", required=True), status=c.str("status", required=True),
+                        reason=c.str("reason"), message=c.str("message"),
+                        last_transition_time=c.time("lastTransitionTime"))
+            for c in f.objs(key)]
+
+
+def _requirements(f: Fields, key: str) -> list[o.SelectorRequirement]:
+    return [o.SelectorRequirement(key=r.str("key", required=True),
+                                  operator=r.str("operator", required=True),
+                                  values=r.strs("values"))
+            for r in f.objs(key)]
+
+
+def parse_label_selector(f: Fields) -> o.LabelSelector:
+    return o.LabelSelector(match_labels=f.str_map("matchLabels"),
+                           match_expressions=_requirements(f, "matchExpressions"))
+
+
+def parse_tolerations(f: Fields, key: str = "tolerations") -> list[o.Toleration]:
+    return [o.Toleration(key=t.str("key"), operator=t.str("operator", "Equal"),
+                         value=t.str("value"), effect=t.str("effect"))
+            for t in f.objs(key)]
+
+
+def parse_taints(f: Fields, key: str) -> list[o.Taint]:
+    return [o.Taint(key=t.str("key", required=True), value=t.str("value"),
+                    effect=t.str("effect", required=True))
+            for t in f.objs(key)]
+
+
+# -- pods ---------------------------------------------------------------------------------
+
+def _container(c: Fields) -> o.Container:
+    res = c.obj("resources")
+    return o.Container(name=c.str("name"), requests=res.resources("requests"),
+                       limits=res.resources("limits"), restart_policy=c.str("restartPolicy"))
+
+
+def parse_pod_spec(f: Fields) -> o.PodSpec:
+    aff = f.obj("affinity").obj("nodeAffinity").obj("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = [o.NodeSelectorTerm(match_expressions=_requirements(t, "matchExpressions"),
+                                match_fields=_requirements(t, "matchFields"))
+             for t in aff.objs("nodeSelectorTerms")]
+    return o.PodSpec(
+        containers=[_container(c) for c in f.objs("containers")],
+        init_containers=[_container(c) for c in f.objs("initContainers")],
+        overhead=f.resources("overhead"),
+        node_selector=f.str_map("nodeSelector"),
+        required_node_terms=terms,
+        tolerations=parse_tolerations(f),
+        node_name=f.str("nodeName"),
+        priority_class_name=f.str("priorityClassName"),
+        priority=f.int("priority"),
+        termination_grace_period_seconds=f.int("terminationGracePeriodSeconds", 30, minimum=0),
+        scheduling_gates=[g.str("name", required=True) for g in f.objs("schedulingGates")],
+    )
+
+
+# -- Kueue kinds ---------------------------------------------------------------------------
+
+def _resource_groups(spec: Fields) -> list[o.ResourceGroup]:
+    groups = []
+    for g in spec.objs("resourceGroups"):
+        flavors = []
+        for fl in g.objs("flavors", required=True):
+            res = [o.ResourceQuota(name=r.str("name", required=True),
+                                   nominal_quota=r.quantity("nominalQuota", required=True),
+                                   borrowing_limit=r.quantity("borrowingLimit"),
+                                   lending_limit=r.quantity("lendingLimit"))
+                   for r in fl.objs("resources")]
+            for r in res:
+                if r.nominal_quota.value < 0:
+                    raise InputError("must be non-negative", field=f"{fl.path}.resources.nominalQuota")
+            flavors.append(o.FlavorQuotas(name=fl.str("name", required=True), resources=res))
+        groups.append(o.ResourceGroup(covered_resources=g.strs("coveredResources"), flavors=flavors))
+    return groups
+
+
+def _weight(spec: Fields):
+    return spec.obj("fairSharing").quantity("weight")
+
+
+def parse_resource_flavor(f: Fields, version: str) -> o.ResourceFlavor:
+    spec = f.obj("spec")
+    return o.ResourceFlavor(meta=parse_meta(f, False), node_labels=spec.str_map("nodeLabels"),
+                            node_taints=parse_taints(spec, "nodeTaints"),
+                            tolerations=parse_tolerations(spec), topology_name=spec.str("topologyName"))
+
+
+def _fungibility_value(f: Fields, key: str, default: str, version: str) -> str:
+    v = f.str(key, default) or default
+    if version == "v1beta1":
+        v = _V1BETA1_FUNGIBILITY.get(v, v)
+    if v not in FUNGIBILITY:
+        raise InputError(f"unsupported value {v!r}: expected one of {', '.join(FUNGIBILITY)}",
+                         field=f.where(key))
+    return v
+
+
+def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
+    spec = f.obj("spec")
+    pre = spec.obj("preemption")
+    bwc = None
+    if pre.has("borrowWithinCohort"):
+        b = pre.obj("borrowWithinCohort")
+        bwc = o.BorrowWithinCohort(policy=b.str("policy", "Never", choices=("Never", "LowerPriority")) or "Never",
+                                   max_priority_threshold=b.int("maxPriorityThreshold"))
+    fung = spec.obj("flavorFungibility")
+    pref = fung.str("preference") or None
+    if pref is not None and pref not in ("BorrowingOverPreemption", "PreemptionOverBorrowing"):
+        raise InputError(f"unsupported value {pref!r}", field=fung.where("preference"))
+    cohort_key = "cohortName" if version == "v1beta2" else "cohort"
+    if version == "v1beta1":
+        checks = spec.strs("admissionChecks")
+    else:
+        checks = []
+    checks += [c.str("name", required=True)
+               for c in spec.obj("admissionChecksStrategy").objs("admissionChecks")]
+    st = f.obj("status")
+    usage = []
+    for key in ("flavorsReservation", "flavorsUsage"):
+        entries = []
+        for fl in st.objs(key):
+            for r in fl.objs("resources"):
+                entries.append(o.FlavorUsage(flavor=fl.str("name", required=True), resource=r.str("name", required=True),
+                                             total=r.quantity("total") or o.Quantity(0),
+                                             borrowed=r.quantity("borrowed") or o.Quantity(0)))
+        usage.append(entries)
+    status = o.ClusterQueueStatus(
+        conditions=parse_conditions(st), pending_workloads=st.int("pendingWorkloads"),
+        reserving_workloads=st.int("reservingWorkloads"), admitted_workloads=st.int("admittedWorkloads"),
+        flavors_reservation=usage[0], flavors_usage=usage[1],
+        weighted_share=st.obj("fairSharing").int("weightedShare"))
+    return o.ClusterQueue(
+        meta=parse_meta(f, False),
+        cohort=spec.str(cohort_key),
+        queueing_strategy=spec.str("queueingStrategy", "BestEffortFIFO",
+                                   choices=("BestEffortFIFO", "StrictFIFO")) or "BestEffortFIFO",
+        namespace_selector=parse_label_selector(spec.obj("namespaceSelector"))
+        if "namespaceSelector" in spec.data and spec.data["namespaceSelector"] is not None else None,
+        resource_groups=_resource_groups(spec),
+        preemption=o.Preemption(
+            within_cluster_queue=pre.str("withinClusterQueue", "Never", choices=PREEMPT_WITHIN_CQ) or "Never",
+            reclaim_within_cohort=pre.str("reclaimWithinCohort", "Never", choices=PREEMPT_RECLAIM + ("",)) or "Never",
+            borrow_within_cohort=bwc),
+        flavor_fungibility=o.FlavorFungibility(
+            when_can_borrow=_fungibility_value(fung, "whenCanBorrow", "MayStopSearch", version),
+            when_can_preempt=_fungibility_value(fung, "whenCanPreempt", "TryNextFlavor", version),
+            preference=pref),
+        fair_sharing_weight=_weight(spec),
+        stop_policy=spec.str("stopPolicy", "None", choices=("None", "Hold", "HoldAndDrain")) or "None",
+        admission_checks=checks,
+        status=status,
+    )
+
+
+def parse_cohort(f: Fields, version: str) -> o.Cohort:
+    spec = f.obj("spec")
+    parent = spec.str("parentName") or spec.str("parent")
+    return o.Cohort(meta=parse_meta(f, False), parent=parent, resource_groups=_resource_groups(spec),
+                    fair_sharing_weight=_weight(spec),
+                    weighted_share=f.obj("status").obj("fairSharing").int("weightedShare"))
+
+
+def parse_local_queue(f: Fields, version: str) -> o.LocalQueue:
+    spec = f.obj("spec")
+    return o.LocalQueue(meta=parse_meta(f, True), cluster_queue=spec.str("clusterQueue", required=True),
+                        stop_policy=spec.str("stopPolicy", "None") or "None")
+
+
+def parse_priority_class(f: Fields, version: str) -> o.WorkloadPriorityClass:
+    return o.WorkloadPriorityClass(meta=parse_meta(f, False), value=f.int("value", required=True),
+                                   description=f.str("description"))
+
+
+def parse_workload(f: Fields, version: str) -> o.Workload:
+    spec = f.obj("spec")
+    pod_sets = []
+    for ps in spec.objs("podSets", required=True):
+        count = ps.int("count", 1, minimum=0)
+        min_count = ps.int("minCount", minimum=0)
+        tmpl = ps.obj("template", required=True)
+        pod_sets.append(o.PodSet(name=ps.str("name", "main") or "main", count=count, min_count=min_count,
+                                 template=parse_pod_spec(tmpl.obj("spec")),
+                                 topology_request=ps.data.get("topologyRequest")))
+    if not pod_sets:
+        raise InputError("must list at least one pod set", field="spec.podSets")
+    if version == "v1beta1":
+        pc_name, pc_source = spec.str("priorityClassName"), spec.str("priorityClassSource")
+    else:
+        ref = spec.obj("priorityClassRef")
+        pc_name = ref.str("name")
+        kind = ref.str("kind")
+        pc_source = ("kueue.x-k8s.io/workloadpriorityclass" if kind == "WorkloadPriorityClass"
+                     else "scheduling.k8s.io/priorityclass" if kind else "")
+    st = f.obj("status")
+    admission = None
+    if st.has("admission"):
+        a = st.obj("admission")
+        admission = o.Admission(
+            cluster_queue=a.str("clusterQueue", required=True),
+            pod_set_assignments=[o.PodSetAssignment(name=p.str("name", required=True), flavors=p.str_map("flavors"),
+                                                    resource_usage=p.resources("resourceUsage"),
+                                                    count=p.int("count", minimum=0))
+                                 for p in a.objs("podSetAssignments")])
+    requeue = None
+    if st.has("requeueState"):
+        r = st.obj("requeueState")
+        requeue = o.RequeueState(count=r.int("count"), requeue_at=r.time("requeueAt"))
+    status = o.WorkloadStatus(
+        admission=admission, conditions=parse_conditions(st),
+        reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0) for r in st.objs("reclaimablePods")},
+        requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")])
+    return o.Workload(meta=parse_meta(f, True), queue_name=spec.str("queueName"), pod_sets=pod_sets,
+                      priority=spec.int("priority"), priority_class_name=pc_name, priority_class_source=pc_source,
+                      active=spec.bool("active", True),
+                      maximum_execution_time_seconds=spec.int("maximumExecutionTimeSeconds"), status=status)
+
+
+# -- core kinds ----------------------------------------------------------------------------
+
+def parse_namespace(f: Fields, version: str) -> o.Namespace:
+    return o.Namespace(meta=parse_meta(f, False))
+
+
+def parse_limit_range(f: Fields, version: str) -> o.LimitRange:
+    items = [o.LimitRangeItem(type=i.str("type", required=True), max=i.resources("max"), min=i.resources("min"),
+                              default=i.resources("default"), default_request=i.resources("defaultRequest"),
+                              max_limit_request_ratio=i.resources("maxLimitRequestRatio"))
+             for i in f.obj("spec").objs("limits")]
+    return o.LimitRange(meta=parse_meta(f, True), limits=items)
+
+
+def parse_node(f: Fields, version: str) -> o.Node:
+    spec, st = f.obj("spec"), f.obj("status")
+    return o.Node(meta=parse_meta(f, False), capacity=st.resources("capacity"),
+                  allocatable=st.resources("allocatable"), taints=parse_taints(spec, "taints"),
+                  unschedulable=spec.bool("unschedulable"), conditions=parse_conditions(st))
+
+
+def parse_pod(f: Fields, version: str) -> o.Pod:
+    st = f.obj("status")
+    return o.Pod(meta=parse_meta(f, True), spec=parse_pod_spec(f.obj("spec")), phase=st.str("phase"),
+                 conditions=parse_conditions(st), start_time=st.time("startTime"),
+                 container_statuses=[c.data for c in st.objs("containerStatuses")])
+
+
+def parse_event(f: Fields, version: str) -> o.Event:
+    if version == "events.k8s.io/v1":
+        inv = f.obj("regarding")
+        message, source = f.str("note"), f.str("reportingController")
+        count = f.obj("series").int("count", 1) or 1
+        first = f.time("eventTime") or f.time("deprecatedFirstTimestamp")
+        last = f.obj("series").time("lastObservedTime") or f.time("deprecatedLastTimestamp") or first
+    else:
+        inv = f.obj("involvedObject")
+        message, source = f.str("message"), f.obj("source").str("component") or f.str("reportingComponent")
+        count = f.int("count", 1) or 1
+        first = f.time("firstTimestamp") or f.time("eventTime")
+        last = f.time("lastTimestamp") or first
+    return o.Event(meta=parse_meta(f, True), involved_kind=inv.str("kind"), involved_namespace=inv.str("namespace"),
+                   involved_name=inv.str("name"), reason=f.str("reason"), message=message, type=f.str("type"),
+                   count=count, first_timestamp=first, last_timestamp=last, source=source)
+
+
+def parse_job(f: Fields, version: str) -> o.Job:
+    spec, st = f.obj("spec"), f.obj("status")
+    return o.Job(meta=parse_meta(f, True), suspend=spec.bool("suspend"), parallelism=spec.int("parallelism", 1),
+                 completions=spec.int("completions"), template=parse_pod_spec(spec.obj("template").obj("spec")),
+                 active=st.int("active", 0), succeeded=st.int("succeeded", 0), failed=st.int("failed", 0),
+                 conditions=parse_conditions(st))
+
+
+def parse_deployment(f: Fields, version: str) -> o.Deployment:
+    spec = f.obj("spec")
+    pod = spec.obj("template").obj("spec")
+    images, args = [], []
+    for c in pod.objs("containers"):
+        images.append(c.str("image"))
+        args += [a if isinstance(a, str) else str(a) for a in c.list("args")]
+        args += [a for a in c.list("command")[1:] if isinstance(a, str)]
+    return o.Deployment(meta=parse_meta(f, True), replicas=spec.int("replicas", 1), images=images, args=args,
+                        ready_replicas=f.obj("status").int("readyReplicas", 0))
+
+
+class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """Safe loading, plus the OrderedDict tag some Helm charts leave in the Kueue config
+    (PyYAML-dumped OrderedDicts): read as a plain mapping, nothing is executed."""
+
+
+def _ordered_dict(loader, node):
+    pairs = loader.construct_sequence(node.value[0], deep=True) if node.value else []
+    return {k: v for k, v in pairs}
+
+
+_ConfigLoader.add_constructor("tag:yaml.org,2002:python/object/apply:collections.OrderedDict", _ordered_dict)
+
+CONFIG_KEYS = ("controller_manager_config.yaml", "config.yaml")
+
+
+def parse_configmap(f: Fields, version: str) -> o.ConfigMap:
+    return o.ConfigMap(meta=parse_meta(f, True), data=f.str_map("data"))
+
+
+def parse_kueue_configuration(f: Fields, version: str, meta: Optional[o.Meta] = None) -> o.KueueConfiguration:
+    fs = f.obj("fairSharing")
+    if "fairSharing" in f.data and f.data["fairSharing"] is not None:
+        # v1beta1 needs enable: true; v1beta2 enables fair sharing by the block's presence.
+        enabled = fs.bool("enable", False) if version.endswith("v1beta1") else fs.bool("enable", True)
+    else:
+        enabled = False
+    strategies = fs.strs("preemptionStrategies") or ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+    gates = {}
+    for k, v in f.obj("featureGates").data.items():
+        if not isinstance(v, bool):
+            raise InputError(f"must be true or false, got {v!r}", field=f"featureGates.{k}")
+        gates[str(k)] = v
+    wfpr = f.data.get("waitForPodsReady") if isinstance(f.data.get("waitForPodsReady"), dict) else None
+    res = f.obj("resources")
+    return o.KueueConfiguration(
+        meta=meta or o.Meta(name="kueue-config"),
+        fair_sharing=o.FairSharingConfig(enabled=enabled, preemption_strategies=strategies),
+        feature_gates=gates, wait_for_pods_ready=wfpr,
+        exclude_resource_prefixes=res.strs("excludeResourcePrefixes"),
+        quota_check_strategy=res.str("quotaCheckStrategy", "BlockUndeclared") or "BlockUndeclared",
+        raw=f.data)
+
+
+def configuration_from_configmap(cm: o.ConfigMap) -> Optional[o.KueueConfiguration]:
+    """The Kueue Configuration embedded in a ConfigMap, if this ConfigMap holds one."""
+    for key in CONFIG_KEYS:
+        text = cm.data.get(key)
+        if text is None:
+            continue
+        try:
+            doc = yaml.load(text, Loader=_ConfigLoader)
+        except yaml.YAMLError as e:
+            raise InputError(f"invalid YAML in the embedded Configuration: {str(e).splitlines()[0]}",
+                             field=f"data.{key}") from None
+        if not isinstance(doc, dict) or doc.get("kind") != "Configuration":
+            continue
+        api_version = doc.get("apiVersion", "config.kueue.x-k8s.io/v1beta1")
+        try:
+            return parse_kueue_configuration(Fields(doc), str(api_version), cm.meta)
+        except InputError as e:
+            e.field = f"data.{key}: {e.field}" if e.field else f"data.{key}"
+            raise
+    return None
+
+
+Parser = Callable[[Fields, str], Any]
+
+# (kind) -> (accepted apiVersions, parser, namespaced)
+KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
+    "ResourceFlavor": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_resource_flavor),
+    "ClusterQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_cluster_queue),
+    "Cohort": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS) + (f"{KUEUE_GROUP}/v1alpha1",), parse_cohort),
+    "LocalQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_local_queue),
+    "Workload": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_workload),
+    "WorkloadPriorityClass": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_priority_class),
+    "Namespace": (("v1",), parse_namespace),
+    "LimitRange": (("v1",), parse_limit_range),
+    "Node": (("v1",), parse_node),
+    "Pod": (("v1",), parse_pod),
+    "Event": (("v1", "events.k8s.io/v1"), parse_event),
+    "Job": (("batch/v1",), parse_job),
+    "Deployment": (("apps/v1",), parse_deployment),
+    "ConfigMap": (("v1",), parse_configmap),
+    "Configuration": (("config.kueue.x-k8s.io/v1beta1", "config.kueue.x-k8s.io/v1beta2"),
+                      lambda f, v: parse_kueue_configuration(f, v)),
+}
+
+
+class UnknownKind(Exception):
+    """Not a kind kueue-doctor reads; callers skip and count it."""
+
+
+def parse_object(raw: Any) -> Any:
+    """One decoded object -> model object. Raises InputError (bad) or UnknownKind (skip)."""
+    ref = object_ref(raw)
+    if not isinstance(raw, dict):
+        raise InputError("not a Kubernetes object (expected a mapping with apiVersion and kind)")
+    api_version, kind = raw.get("apiVersion"), raw.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise InputError("required field is missing" if kind is None else f"must be a string, got {kind!r}",
+                         obj=ref, field="kind")
+    if not isinstance(api_version, str) or not api_version:
+        raise InputError("required field is missing" if api_version is None else f"must be a string",
+                         obj=ref, field="apiVersion")
+    entry = KINDS.get(kind)
+    if entry is None:
+        raise UnknownKind(f"{api_version} {kind}")
+    versions, parser = entry
+    if api_version not in versions:
+        group = api_version.rpartition("/")[0]
+        known_groups = {v.rpartition("/")[0] for v in versions}
+        if group not in known_groups:
+            raise UnknownKind(f"{api_version} {kind}")
+        raise InputError(f"unsupported apiVersion {api_version!r} for {kind} (expected {' or '.join(versions)})",
+                         obj=ref, field="apiVersion")
+    try:
+        obj = parser(Fields(raw), api_version.rpartition("/")[2] if kind != "Event" else api_version)
+    except InputError as e:
+        raise e.located(obj=ref) from None
+    return obj

@@ -1,0 +1,163 @@
+"""Kubernetes resource quantities, exactly.
+
+A quantity is kept as an exact rational number (never a float) together with the
+format it was written in, so it can be printed back the way Kubernetes prints it.
+Kueue accounts CPU in millicores and every other resource in whole units, rounding
+up (``Quantity.MilliValue`` / ``Quantity.Value`` in apimachinery); ``amount`` does
+the same.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Union
+
+DECIMAL_SI = "DecimalSI"
+BINARY_SI = "BinarySI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
+
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_QUANTITY_RE = re.compile(
+    rf"^(?P<sign>[+-]?)(?P<num>{_NUMBER})"
+    rf"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?{_NUMBER})?$"
+)
+
+# Kueue's Amount saturates at int64's maximum ("Unlimited").
+INT64_MAX = 2**63 - 1
+
+
+class QuantityError(ValueError):
+    """A string that is not a Kubernetes quantity."""
+
+
+class Quantity:
+    __slots__ = ("value", "format")
+
+    def __init__(self, value: Union[Fraction, int], fmt: str = DECIMAL_SI):
+        self.value = Fraction(value)
+        self.format = fmt
+
+    @classmethod
+    def parse(cls, text: Union[str, int, float, "Quantity"]) -> "Quantity":
+        if isinstance(text, Quantity):
+            return text
+        if isinstance(text, bool):
+            raise QuantityError(f"{text!r} is not a quantity")
+        if isinstance(text, int):
+            return cls(text)
+        if isinstance(text, float):
+            # YAML turns an unquoted 1.5 into a float; its shortest repr is what the user wrote.
+            text = repr(text)
+        if not isinstance(text, str):
+            raise QuantityError(f"{text!r} is not a quantity")
+        m = _QUANTITY_RE.match(text.strip())
+        if not m or not text.strip():
+            raise QuantityError(f"{text!r} is not a quantity (expected e.g. 500m, 2, 1.5, 3Gi, 2e3)")
+        num = Fraction(m.group("num") if not m.group("num").endswith(".") else m.group("num")[:-1])
+        if m.group("sign") == "-":
+            num = -num
+        suffix = m.group("suffix") or ""
+        if suffix in _BINARY:
+            return cls(num * (1024 ** _BINARY[suffix]), BINARY_SI)
+        if suffix in _DECIMAL:
+            return cls(num * (Fraction(10) ** _DECIMAL[suffix]), DECIMAL_SI)
+        exp_text = suffix[1:]
+        if "." in exp_text:
+            raise QuantityError(f"{text!r} is not a quantity: the exponent must be an integer")
+        exp = int(exp_text)
+        if abs(exp) > 400:
+            raise QuantityError(f"{text!r} is not a quantity: exponent out of range")
+        return cls(num * (Fraction(10) ** exp), DECIMAL_EXPONENT)
+
+    # -- canonical integer amounts -------------------------------------------------
+    def milli_value(self) -> int:
+        return _ceil(self.value * 1000)
+
+    def int_value(self) -> int:
+        return _ceil(self.value)
+
+    def amount(self, resource: str) -> int:
+        """Kueue's integer amount for ``resource``: millicores for cpu, units otherwise."""
+        v = self.milli_value() if resource == "cpu" else self.int_value()
+        return min(v, INT64_MAX)
+
+    # -- comparison ----------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self.value == other.value
+        if isinstance(other, (int, Fraction)):
+            return self.value == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __lt__(self, other: "Quantity") -> bool:
+        return self.value < other.value
+
+    def __le__(self, other: "Quantity") -> bool:
+        return self.value <= other.value
+
+    def __add__(self, other: "Quantity") -> "Quantity":
+        return Quantity(self.value + other.value, self.format)
+
+    def __sub__(self, other: "Quantity") -> "Quantity":
+        return Quantity(self.value - other.value, self.format)
+
+    def __repr__(self) -> str:
+        return f"Quantity({str(self)!r})"
+
+    def __str__(self) -> str:
+        return format_quantity(self.value, self.format)
+
+
+def _ceil(x: Fraction) -> int:
+    return -((-x.numerator) // x.denominator)
+
+
+def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
+    """Print like apimachinery's ``Quantity.String()`` (canonical form)."""
+    value = Fraction(value)
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    mag = -value if value < 0 else value
+    if fmt == BINARY_SI and mag >= 1024 and mag.denominator == 1:
+        n, exp = mag.numerator, 0
+        while n % 1024 == 0 and exp < 6:
+            n //= 1024
+            exp += 1
+        suffix = {0: ""} | {v: k for k, v in _BINARY.items()}
+        return f"{sign}{n}{suffix[exp]}"
+    # Decimal forms: mantissa * 10**exp, exp a multiple of 3, smallest exact mantissa,
+    # anything finer than a nano rounded up (as Kubernetes does).
+    scaled = mag * 10**9
+    if scaled.denominator != 1:
+        scaled = Fraction(_ceil(scaled))
+    n, exp = scaled.numerator, -9
+    while n % 1000 == 0 and n != 0:
+        n //= 1000
+        exp += 3
+    if fmt == DECIMAL_EXPONENT:
+        return f"{sign}{n}" + (f"e{exp}" if exp else "")
+    if exp > 18:
+        n *= 10 ** (exp - 18)
+        exp = 18
+    return f"{sign}{n}{_DECIMAL_SUFFIX[exp]}"
+
+
+def amount_to_quantity(resource: str, amount: int) -> Quantity:
+    """The quantity Kueue prints for an integer amount (``resources.ResourceQuantity``)."""
+    if resource == "cpu":
+        return Quantity(Fraction(amount, 1000), DECIMAL_SI)
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return Quantity(amount, BINARY_SI)
+    return Quantity(amount, DECIMAL_SI)
+
+
+def format_amount(resource: str, amount: int) -> str:
+    return str(amount_to_quantity(resource, amount))

@@ -1,0 +1,1 @@
+"""The sub-commands of ``kueue-doctor``; ``cli`` registers each module's ``command``."""

@@ -1,0 +1,1 @@
+"""Running upstream Kueue's unit-test cases, transcribed as scenario files, against the engine."""
