@@ -72,6 +72,8 @@ def run_scenario(scn: Scenario) -> CaseResult:
 
 
 def run_file(path) -> CaseResult:
+    from . import handlers  # noqa: F401  (registers the run kinds)
+
     try:
         scn = load_scenario(path)
     except InputError as e:

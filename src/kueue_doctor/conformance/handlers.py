@@ -1,0 +1,7 @@
+"""The run kinds the engine supports, registered with the runner."""
+from __future__ import annotations
+
+from . import run_drs
+from .runner import HANDLERS
+
+HANDLERS.update({"drs": run_drs.run})

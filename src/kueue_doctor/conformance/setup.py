@@ -1,0 +1,30 @@
+"""From a scenario to the engine's inputs: configuration and cluster state."""
+from __future__ import annotations
+
+from ..api import objects as o
+from ..engine.config import EngineConfig
+from .scenario import Scenario
+
+
+def engine_config(scn: Scenario, gates: dict[str, bool]) -> EngineConfig:
+    fs = scn.config.get("fairSharing") or {}
+    cfg = EngineConfig(gates=dict(gates))
+    cfg.fair_sharing = bool(fs.get("enable", False))
+    if fs.get("preemptionStrategies"):
+        cfg.preemption_strategies = list(fs["preemptionStrategies"])
+    res = scn.config.get("resources") or {}
+    if res.get("quotaCheckStrategy"):
+        cfg.quota_check_strategy = res["quotaCheckStrategy"]
+    # Upstream's unit tests order queues with workload.Ordering{} (no requeuing timestamp).
+    cfg.requeuing_timestamp = ""
+    return cfg
+
+
+def prepare_state(scn: Scenario):
+    """The scenario's objects, with the format's convention that an absent
+    namespaceSelector matches every namespace (FORMAT.md: fields not shown keep defaults)."""
+    state = scn.state
+    for cq in state.cluster_queues.values():
+        if cq.namespace_selector is None:
+            cq.namespace_selector = o.LabelSelector()
+    return state

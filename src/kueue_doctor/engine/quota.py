@@ -1,0 +1,206 @@
+"""The quota tree: ClusterQueues and Cohorts, subtree quota, usage, what can be borrowed.
+
+Upstream: pkg/cache/scheduler/resource_node.go (SubtreeQuota, localQuota, addUsage,
+removeUsage, available, potentialAvailable), clusterqueue_snapshot.go,
+preemption/classical/hierarchical_preemption.go (FindHeightOfLowestSubtreeThatFits).
+Amounts are ints: millicores for cpu, units otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional
+
+FR = tuple[str, str]
+
+
+@dataclass(slots=True)
+class Quota:
+    nominal: int = 0
+    borrowing_limit: Optional[int] = None
+    lending_limit: Optional[int] = None
+
+
+class QuotaNode:
+    """A ClusterQueue or a Cohort in the tree."""
+
+    __slots__ = ("name", "is_cq", "parent", "children", "quotas", "subtree", "usage", "weight")
+
+    def __init__(self, name: str, is_cq: bool, quotas: dict[FR, Quota], weight: float = 1.0):
+        self.name = name
+        self.is_cq = is_cq
+        self.parent: Optional[QuotaNode] = None
+        self.children: list[QuotaNode] = []
+        self.quotas = quotas
+        self.subtree: dict[FR, int] = {}
+        self.usage: dict[FR, int] = {}
+        self.weight = weight
+
+    # -- structure -----------------------------------------------------------------
+    def has_parent(self) -> bool:
+        return self.parent is not None
+
+    def ancestors(self) -> Iterator["QuotaNode"]:
+        n = self.parent
+        while n is not None:
+            yield n
+            n = n.parent
+
+    def root(self) -> "QuotaNode":
+        n = self
+        while n.parent is not None:
+            n = n.parent
+        return n
+
+    def child_cqs(self) -> list["QuotaNode"]:
+        return [c for c in self.children if c.is_cq]
+
+    def child_cohorts(self) -> list["QuotaNode"]:
+        return [c for c in self.children if not c.is_cq]
+
+    def height(self) -> int:
+        if self.is_cq:
+            return 0
+        h = min(len(self.children), 1)
+        for c in self.children:
+            if not c.is_cq:
+                h = max(h, c.height() + 1)
+        return h
+
+    # -- static aggregation --------------------------------------------------------
+    def local_quota(self, fr: FR) -> int:
+        q = self.quotas.get(fr)
+        if q is not None and q.lending_limit is not None:
+            return max(0, self.subtree.get(fr, 0) - q.lending_limit)
+        return 0
+
+    def nominal(self, fr: FR) -> int:
+        q = self.quotas.get(fr)
+        return q.nominal if q is not None else 0
+
+    def borrowing_limit(self, fr: FR) -> Optional[int]:
+        q = self.quotas.get(fr)
+        return q.borrowing_limit if q is not None else None
+
+    # -- usage -----------------------------------------------------------------------
+    def local_available(self, fr: FR) -> int:
+        return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
+
+    def add_usage(self, fr: FR, v: int) -> None:
+        n = self
+        while True:
+            la = n.local_available(fr)
+            n.usage[fr] = n.usage.get(fr, 0) + v
+            if n.parent is None or v <= la:
+                return
+            v -= la
+            n = n.parent
+
+    def remove_usage(self, fr: FR, v: int) -> None:
+        n = self
+        while True:
+            stored = n.usage.get(fr, 0) - n.local_quota(fr)
+            n.usage[fr] = n.usage.get(fr, 0) - v
+            if stored <= 0 or n.parent is None:
+                return
+            v = min(v, stored)
+            n = n.parent
+
+    def add_usages(self, usage: dict[FR, int]) -> None:
+        for fr, v in usage.items():
+            self.add_usage(fr, v)
+
+    def remove_usages(self, usage: dict[FR, int]) -> None:
+        for fr, v in usage.items():
+            self.remove_usage(fr, v)
+
+    # -- capacity ------------------------------------------------------------------
+    def available_raw(self, fr: FR) -> int:
+        if self.parent is None:
+            return self.subtree.get(fr, 0) - self.usage.get(fr, 0)
+        pa = self.parent.available_raw(fr)
+        bl = self.borrowing_limit(fr)
+        if bl is not None:
+            lq = self.local_quota(fr)
+            stored = self.subtree.get(fr, 0) - lq
+            used_up = max(0, self.usage.get(fr, 0) - lq)
+            pa = min(stored - used_up + bl, pa)
+        return self.local_available(fr) + pa
+
+    def available(self, fr: FR) -> int:
+        """What a ClusterQueue can still admit on ``fr`` (never negative)."""
+        return max(0, self.available_raw(fr))
+
+    def potential_available(self, fr: FR) -> int:
+        if self.parent is None:
+            return self.subtree.get(fr, 0)
+        a = self.local_quota(fr) + self.parent.potential_available(fr)
+        bl = self.borrowing_limit(fr)
+        if bl is not None:
+            a = min(self.subtree.get(fr, 0) + bl, a)
+        return a
+
+    # -- borrowing ----------------------------------------------------------------
+    def borrowing_with(self, fr: FR, v: int) -> bool:
+        if self.is_cq:
+            return self.nominal(fr) < self.usage.get(fr, 0) + v
+        return self.usage.get(fr, 0) + v > self.subtree.get(fr, 0)
+
+    def borrowing(self, fr: FR) -> bool:
+        return self.borrowing_with(fr, 0)
+
+    def within_nominal_in(self, frs: Iterable[FR]) -> bool:
+        """IsWithinNominalInResources: subtree quota covers usage on every fr."""
+        return all(self.subtree.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
+
+    def find_height(self, fr: FR, val: int) -> tuple[int, bool]:
+        """(height of the lowest subtree that can host ``val`` more, may reclaim in hierarchy)."""
+        if not self.borrowing_with(fr, val) or self.parent is None:
+            return 0, self.parent is not None
+        remaining = val - self.local_available(fr)
+        for node in self.ancestors():
+            if not node.borrowing_with(fr, remaining):
+                return node.height(), node.parent is not None
+            remaining -= node.local_available(fr)
+        return self.root().height(), False
+
+    def quantities_fit_in_quota(self, req: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
+        fits = True
+        remaining: dict[FR, int] = {}
+        for fr, v in req.items():
+            if self.subtree.get(fr, 0) < self.usage.get(fr, 0) + v:
+                fits = False
+            remaining[fr] = max(0, v - self.local_available(fr))
+        return fits, remaining
+
+    def __repr__(self) -> str:
+        return f"{'CQ' if self.is_cq else 'Cohort'}({self.name})"
+
+
+def link(child: QuotaNode, parent: QuotaNode) -> None:
+    child.parent = parent
+    parent.children.append(child)
+
+
+def recompute_subtree(node: QuotaNode) -> None:
+    """SubtreeQuota bottom-up (updateCohortResourceNode + accumulateFromChild)."""
+    if node.is_cq:
+        node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
+        return
+    sub = {fr: q.nominal for fr, q in node.quotas.items()}
+    for c in node.children:
+        recompute_subtree(c)
+        for fr, v in c.subtree.items():
+            sub[fr] = sub.get(fr, 0) + v - c.local_quota(fr)
+    node.subtree = sub
+
+
+def recompute_usage(node: QuotaNode) -> None:
+    """Cohort usage from children (used after building; add/remove keep it in step)."""
+    if node.is_cq:
+        return
+    usage: dict[FR, int] = {}
+    for c in node.children:
+        recompute_usage(c)
+        for fr, v in c.usage.items():
+            usage[fr] = usage.get(fr, 0) + max(0, v - c.local_quota(fr))
+    node.usage = usage

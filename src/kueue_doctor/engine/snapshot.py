@@ -1,0 +1,207 @@
+"""The per-cycle snapshot: the quota tree plus each ClusterQueue's policies and workloads.
+
+Upstream: pkg/cache/scheduler/snapshot.go, clusterqueue_snapshot.go, cohort_snapshot.go.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from ..api import objects as o
+from ..api.state import ClusterState
+from .config import EngineConfig
+from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
+from .workload import WorkloadInfo
+
+
+@dataclass(slots=True)
+class FlavorGroup:
+    covered: list[str]
+    flavors: list[str]
+
+
+def quotas_of(groups: list[o.ResourceGroup]) -> dict[FR, Quota]:
+    quotas: dict[FR, Quota] = {}
+    for g in groups:
+        for fq in g.flavors:
+            for rq in fq.resources:
+                fr = (fq.name, rq.name)
+                if fr in quotas:
+                    continue  # the first group that lists a pair wins, as in Kueue's cache
+                quotas[fr] = Quota(
+                    nominal=rq.nominal_quota.amount(rq.name),
+                    borrowing_limit=rq.borrowing_limit.amount(rq.name) if rq.borrowing_limit is not None else None,
+                    lending_limit=rq.lending_limit.amount(rq.name) if rq.lending_limit is not None else None)
+    return quotas
+
+
+def weight_of(q: Optional[o.Quantity]) -> float:
+    return float(q.value) if q is not None else 1.0
+
+
+class ClusterQueueSnapshot:
+    __slots__ = ("name", "obj", "node", "groups", "workloads", "active", "inactive_reason",
+                 "fungibility", "preemption", "strategy", "namespace_selector", "allocatable_generation")
+
+    def __init__(self, obj: o.ClusterQueue, node: QuotaNode):
+        self.name = obj.meta.name
+        self.obj = obj
+        self.node = node
+        self.groups = [FlavorGroup(list(g.covered_resources), [f.name for f in g.flavors])
+                       for g in obj.resource_groups]
+        self.workloads: dict[str, WorkloadInfo] = {}
+        self.active = True
+        self.inactive_reason = ""
+        self.fungibility = obj.flavor_fungibility
+        self.preemption = obj.preemption
+        self.strategy = obj.queueing_strategy
+        self.namespace_selector = obj.namespace_selector
+        self.allocatable_generation = 0
+
+    def group_for(self, resource: str) -> Optional[FlavorGroup]:
+        for g in self.groups:
+            if resource in g.covered:
+                return g
+        return None
+
+    def covers(self, resource: str) -> bool:
+        return self.group_for(resource) is not None
+
+    @property
+    def parent(self) -> Optional[QuotaNode]:
+        return self.node.parent
+
+    def __repr__(self) -> str:
+        return f"ClusterQueueSnapshot({self.name})"
+
+
+class Snapshot:
+    def __init__(self) -> None:
+        self.cluster_queues: dict[str, ClusterQueueSnapshot] = {}
+        self.inactive: dict[str, ClusterQueueSnapshot] = {}
+        self.cohorts: dict[str, QuotaNode] = {}
+        self.flavors: dict[str, o.ResourceFlavor] = {}
+        self.namespaces: dict[str, dict[str, str]] = {}
+        self.workload_cq: dict[str, str] = {}
+
+    # -- workloads -----------------------------------------------------------------
+    def add_workload(self, wi: WorkloadInfo, cq_name: Optional[str] = None) -> None:
+        cq = self.cluster_queues[cq_name or wi.cluster_queue]
+        cq.workloads[wi.key] = wi
+        cq.node.add_usages(wi.usage)
+        self.workload_cq[wi.key] = cq.name
+
+    def remove_workload(self, wi: WorkloadInfo) -> None:
+        cq = self.cluster_queues[self.workload_cq.pop(wi.key)]
+        del cq.workloads[wi.key]
+        cq.node.remove_usages(wi.usage)
+
+    def cq_of(self, wi: WorkloadInfo) -> ClusterQueueSnapshot:
+        return self.cluster_queues[self.workload_cq[wi.key]]
+
+    def all_workloads(self) -> Iterator[WorkloadInfo]:
+        for cq in self.cluster_queues.values():
+            yield from cq.workloads.values()
+
+    def nodes(self) -> Iterator[QuotaNode]:
+        for cq in self.cluster_queues.values():
+            yield cq.node
+        yield from self.cohorts.values()
+
+
+def build_snapshot(state: ClusterState, config: EngineConfig,
+                   workloads: Optional[list[WorkloadInfo]] = None) -> Snapshot:
+    """A snapshot of the cluster: active CQs in their cohort trees, with admitted usage.
+
+    ``workloads`` defaults to every workload of ``state`` that holds a quota reservation.
+    """
+    snap = Snapshot()
+    snap.flavors = dict(state.resource_flavors)
+    snap.namespaces = {n: ns.meta.labels for n, ns in state.namespaces.items()}
+
+    cohort_objs = state.cohorts
+    names = set(cohort_objs)
+    for cq in state.cluster_queues.values():
+        if cq.cohort:
+            names.add(cq.cohort)
+    for co in cohort_objs.values():
+        if co.parent:
+            names.add(co.parent)
+
+    def parent_of(name: str) -> str:
+        co = cohort_objs.get(name)
+        return co.parent if co else ""
+
+    in_cycle: set[str] = set()
+    for name in names:
+        seen = []
+        n = name
+        while n and n not in seen:
+            seen.append(n)
+            n = parent_of(n)
+        if n:  # came back to a cohort already on the path
+            in_cycle.update(seen[seen.index(n):])
+    # a cohort under a cycle is cut off from its root too
+    def reaches_cycle(name: str) -> bool:
+        seen = set()
+        while name and name not in seen:
+            if name in in_cycle:
+                return True
+            seen.add(name)
+            name = parent_of(name)
+        return False
+
+    for name in sorted(names):
+        if reaches_cycle(name):
+            continue
+        co = cohort_objs.get(name)
+        quotas = quotas_of(co.resource_groups) if co else {}
+        snap.cohorts[name] = QuotaNode(name, False, quotas, weight_of(co.fair_sharing_weight) if co else 1.0)
+    for name in sorted(snap.cohorts):
+        p = parent_of(name)
+        if p and p in snap.cohorts:
+            link(snap.cohorts[name], snap.cohorts[p])
+
+    for name in sorted(state.cluster_queues):
+        cq_obj = state.cluster_queues[name]
+        node = QuotaNode(name, True, quotas_of(cq_obj.resource_groups), weight_of(cq_obj.fair_sharing_weight))
+        cqs = ClusterQueueSnapshot(cq_obj, node)
+        reason = inactive_reason(cq_obj, state, reaches_cycle(cq_obj.cohort) if cq_obj.cohort else False)
+        if reason:
+            cqs.active, cqs.inactive_reason = False, reason
+            snap.inactive[name] = cqs
+            continue
+        if cq_obj.cohort:
+            link(node, snap.cohorts[cq_obj.cohort])
+        snap.cluster_queues[name] = cqs
+
+    for root in [c for c in snap.cohorts.values() if c.parent is None]:
+        recompute_subtree(root)
+    for cq in snap.cluster_queues.values():
+        if cq.node.parent is None:
+            recompute_subtree(cq.node)
+
+    if workloads is None:
+        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp)
+                     for w in state.workloads.values() if w.is_true("QuotaReserved") and w.status.admission]
+    for wi in workloads:
+        if wi.cluster_queue in snap.cluster_queues and not wi.obj.is_true("Finished") and wi.obj.active:
+            cq = snap.cluster_queues[wi.cluster_queue]
+            cq.workloads[wi.key] = wi
+            snap.workload_cq[wi.key] = cq.name
+            for fr, v in wi.usage.items():
+                cq.node.usage[fr] = cq.node.usage.get(fr, 0) + v
+    for root in [c for c in snap.cohorts.values() if c.parent is None]:
+        recompute_usage(root)
+    return snap
+
+
+def inactive_reason(cq: o.ClusterQueue, state: ClusterState, cohort_cycle: bool) -> str:
+    if cq.stop_policy and cq.stop_policy != "None":
+        return "Stopped"
+    missing = [f.name for g in cq.resource_groups for f in g.flavors if f.name not in state.resource_flavors]
+    if missing:
+        return f"FlavorNotFound: {', '.join(sorted(set(missing)))}"
+    if cohort_cycle:
+        return "CohortCycle"
+    return ""

@@ -1,0 +1,157 @@
+"""What the engine knows of a workload: requests, usage, priority, ordering timestamps.
+
+Upstream: pkg/workload/workload.go (Info, totalRequestsFromPodSets,
+totalRequestsFromAdmission, GetQueueOrderTimestamp), pkg/util/priority.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Optional
+
+from ..api import objects as o
+
+FR = tuple[str, str]  # (flavor, resource)
+Requests = dict[str, int]
+
+EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+
+def amounts(resources: o.ResourceList) -> Requests:
+    return {name: q.amount(name) for name, q in resources.items()}
+
+
+def _add(into: Requests, more: Requests) -> None:
+    for k, v in more.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max_into(into: Requests, other: Requests) -> None:
+    for k, v in other.items():
+        if v > into.get(k, 0):
+            into[k] = v
+
+
+def container_requests(c: o.Container) -> Requests:
+    # Kubernetes defaults a missing request to the limit; Kueue does the same.
+    req = amounts(c.limits)
+    req.update(amounts(c.requests))
+    return req
+
+
+def pod_requests(spec: o.PodSpec) -> Requests:
+    """Per-pod requests as Kubernetes computes them (sidecar-aware), plus overhead."""
+    total: Requests = {}
+    for c in spec.containers:
+        _add(total, container_requests(c))
+    restartable: Requests = {}
+    init_max: Requests = {}
+    for c in spec.init_containers:
+        req = container_requests(c)
+        if c.restart_policy == "Always":
+            _add(total, req)
+            _add(restartable, req)
+            current = dict(restartable)
+        else:
+            current = dict(restartable)
+            _add(current, req)
+        _max_into(init_max, current)
+    _max_into(total, init_max)
+    _add(total, amounts(spec.overhead))
+    return {k: max(0, v) for k, v in total.items()}
+
+
+@dataclass(slots=True)
+class PodSetRequests:
+    name: str
+    count: int
+    per_pod: Requests
+    min_count: Optional[int] = None
+    flavors: dict[str, str] = field(default_factory=dict)   # set for admitted workloads
+
+    def total(self) -> Requests:
+        return {r: v * self.count for r, v in self.per_pod.items()}
+
+    def scaled_to(self, count: int) -> "PodSetRequests":
+        return PodSetRequests(self.name, count, dict(self.per_pod), self.min_count, dict(self.flavors))
+
+
+class WorkloadInfo:
+    """A workload as the scheduler sees it. ``usage`` is what it holds when admitted."""
+
+    __slots__ = ("obj", "key", "namespace", "name", "uid", "priority", "creation", "pod_sets",
+                 "cluster_queue", "usage", "evicted", "quota_reserved_at", "queue_name",
+                 "_order_ts", "last_assignment", "preempted_reason", "eviction_reason", "extra")
+
+    def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction"):
+        self.obj = obj
+        self.namespace = obj.meta.namespace
+        self.name = obj.meta.name
+        self.key = f"{self.namespace}/{self.name}"
+        self.uid = obj.meta.uid
+        self.priority = obj.priority if obj.priority is not None else 0
+        self.creation = obj.meta.creation_timestamp or EPOCH
+        self.queue_name = obj.queue_name
+        self.pod_sets = self._pending_requests(obj, reclaimable)
+        adm = obj.status.admission if obj.is_true("QuotaReserved") else None
+        self.cluster_queue = adm.cluster_queue if adm else ""
+        self.usage: dict[FR, int] = self._admitted_usage(obj, adm, reclaimable) if adm else {}
+        self.evicted = obj.is_true("Evicted")
+        qr = obj.condition("QuotaReserved")
+        self.quota_reserved_at = qr.last_transition_time if qr and qr.status == "True" else None
+        self._order_ts = self._queue_order_timestamp(obj, requeuing_timestamp)
+        self.last_assignment = None
+        self.preempted_reason = ""
+        self.eviction_reason = ""
+        self.extra: dict = {}
+
+    @staticmethod
+    def _pending_requests(obj: o.Workload, reclaimable: bool) -> list[PodSetRequests]:
+        out = []
+        for ps in obj.pod_sets:
+            count = ps.count
+            if reclaimable:
+                count = max(0, count - obj.status.reclaimable_pods.get(ps.name, 0))
+            out.append(PodSetRequests(ps.name, count, pod_requests(ps.template), ps.min_count))
+        return out
+
+    @staticmethod
+    def _admitted_usage(obj: o.Workload, adm: o.Admission, reclaimable: bool) -> dict[FR, int]:
+        usage: dict[FR, int] = {}
+        spec_counts = {ps.name: ps.count for ps in obj.pod_sets}
+        for psa in adm.pod_set_assignments:
+            count = psa.count if psa.count is not None else spec_counts.get(psa.name, 0)
+            new_count = count
+            if reclaimable:
+                new_count = max(0, count - obj.status.reclaimable_pods.get(psa.name, 0))
+            for res, q in psa.resource_usage.items():
+                flavor = psa.flavors.get(res)
+                if flavor is None:
+                    continue
+                v = q.amount(res)
+                if new_count != count and count:
+                    v = v // count * new_count
+                usage[(flavor, res)] = usage.get((flavor, res), 0) + v
+        return usage
+
+    @staticmethod
+    def _queue_order_timestamp(obj: o.Workload, strategy: str) -> datetime:
+        ev = obj.condition("Evicted")
+        if ev is not None and ev.status == "True" and ev.last_transition_time is not None:
+            if strategy == "Eviction" and ev.reason == "PodsReadyTimeout":
+                return ev.last_transition_time
+            if ev.reason == "AdmissionCheck":
+                return ev.last_transition_time
+        return obj.meta.creation_timestamp or EPOCH
+
+    def queue_order_timestamp(self) -> datetime:
+        return self._order_ts
+
+    def total_requests(self) -> Requests:
+        out: Requests = {}
+        for ps in self.pod_sets:
+            _add(out, ps.total())
+        return out
+
+    def __repr__(self) -> str:
+        return f"WorkloadInfo({self.key})"
