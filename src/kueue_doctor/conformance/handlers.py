@@ -1,7 +1,11 @@
 """The run kinds the engine supports, registered with the runner."""
 from __future__ import annotations
 
-from . import run_drs
+from . import run_assign, run_drs
 from .runner import HANDLERS
 
-HANDLERS.update({"drs": run_drs.run})
+HANDLERS.update({
+    "drs": run_drs.run,
+    "assign": run_assign.run_assign,
+    "totalRequests": run_assign.run_total_requests,
+})

@@ -1,0 +1,398 @@
+"""Flavor assignment: which flavor each pod set gets, and whether it fits, needs preemption
+or does not fit.
+
+Upstream: pkg/scheduler/flavorassigner/flavorassigner.go (assignFlavors,
+findFlavorForPodSets, checkFlavorForPodSets, fitsResourceQuota, shouldTryNextFlavor,
+flavorSelector), flavor_assigner_attempts.go. Reference: kueue-semantics.md §3.4.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ..api import objects as o
+from ..api.quantity import format_amount
+from .assignment import (BEST, EXCEEDS_MAX_QUOTA, FIT, NO_FIT, NO_MATCHING_FLAVOR, P_FIT, P_NO_CANDIDATES,
+                         P_NO_FIT, P_PREEMPT, P_RECLAIM, POSSIBILITY_TO_MODE, PUBLIC_MODE, MODE_TO_POSSIBILITY,
+                         WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
+                         is_preferred, most_severe)
+from .config import EngineConfig
+from .quota import FR
+from .snapshot import ClusterQueueSnapshot
+from .workload import PodSetRequests, WorkloadInfo
+
+ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
+
+# (cq, workload, fr, quantity) -> (possibility, borrowing level after preemption)
+Oracle = Callable[[ClusterQueueSnapshot, WorkloadInfo, FR, int], tuple[int, int]]
+
+
+@dataclass
+class ReplacedSlice:
+    """The admitted slice an elastic workload slice replaces (ElasticJobsViaWorkloadSlices)."""
+    pod_sets: list[tuple[str, int, dict[str, int], dict[str, str]]]  # (name, count, total requests, flavors)
+
+
+# -- flavor eligibility ----------------------------------------------------------------------
+
+def tolerates(t: o.Toleration, taint: o.Taint) -> bool:
+    if t.effect and t.effect != taint.effect:
+        return False
+    if t.operator == "Exists":
+        return not t.key or t.key == taint.key
+    return t.key == taint.key and t.value == taint.value
+
+
+def untolerated_taint(taints: list[o.Taint], tolerations: list[o.Toleration]) -> Optional[o.Taint]:
+    for taint in taints:
+        if taint.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def requirement_matches(req: o.SelectorRequirement, labels: dict[str, str]) -> bool:
+    has = req.key in labels
+    v = labels.get(req.key)
+    if req.operator == "In":
+        return has and v in req.values
+    if req.operator == "NotIn":
+        return not has or v not in req.values
+    if req.operator == "Exists":
+        return has
+    if req.operator == "DoesNotExist":
+        return not has
+    if req.operator in ("Gt", "Lt") and has and req.values:
+        try:
+            a, b = int(v), int(req.values[0])
+        except ValueError:
+            return False
+        return a > b if req.operator == "Gt" else a < b
+    return False
+
+
+def matches_flavor_labels(spec: o.PodSpec, labels: dict[str, str]) -> bool:
+    """The pod's required node affinity, restricted to the flavor's own label keys."""
+    keys = set(labels)
+    for k, v in spec.node_selector.items():
+        if k in keys and labels.get(k) != v:
+            return False
+    terms = []
+    for term in spec.required_node_terms:
+        exprs = [e for e in term.match_expressions if e.key in keys]
+        if not exprs:
+            terms = []  # an emptied term matches every node, and terms are ORed
+            break
+        terms.append(exprs)
+    if terms:
+        return any(all(requirement_matches(e, labels) for e in exprs) for exprs in terms)
+    return True
+
+
+def label_selector_matches(sel: Optional[o.LabelSelector], labels: dict[str, str]) -> bool:
+    if sel is None:
+        return False
+    if any(labels.get(k) != v for k, v in sel.match_labels.items()):
+        return False
+    return all(requirement_matches(e, labels) for e in sel.match_expressions)
+
+
+# -- the assigner ----------------------------------------------------------------------------
+
+class FlavorAssigner:
+    def __init__(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, flavors: dict[str, o.ResourceFlavor],
+                 config: EngineConfig, oracle: Oracle, replaced: Optional[ReplacedSlice] = None,
+                 last_tried: Optional[list[dict[str, int]]] = None,
+                 nomination: Optional[dict[tuple[int, str], str]] = None):
+        self.wi = wi
+        self.cq = cq
+        self.flavors = flavors
+        self.config = config
+        self.oracle = oracle
+        self.replaced = replaced if config.gate("ElasticJobsViaWorkloadSlices") else None
+        self.last_tried = last_tried
+        self.nomination = nomination
+        self.observability = config.gate("UnadmittedWorkloadsObservability")
+        self.allowed_flavors: Optional[set[str]] = None
+        allowed = wi.obj.meta.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
+        if config.gate("ConcurrentAdmission") and allowed is not None:
+            self.allowed_flavors = {f.strip() for f in allowed.split(",") if f.strip()}
+
+    def ignore_undeclared(self) -> bool:
+        return self.config.gate("QuotaCheckStrategy") and self.config.quota_check_strategy == "IgnoreUndeclared"
+
+    def assign(self, counts: Optional[list[int]] = None) -> Assignment:
+        wi, cq = self.wi, self.cq
+        pod_sets = wi.pod_sets if counts is None else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts)]
+        out = Assignment()
+        covers_pods = cq.covers("pods")
+        groups: dict[str, list[int]] = {}
+        psas: list[PodSetAssignment] = []
+        for i, ps in enumerate(pod_sets):
+            req = ps.total()
+            if covers_pods:
+                req["pods"] = ps.count
+            psas.append(PodSetAssignment(name=ps.name, count=ps.count, requests=req))
+            tr = wi.obj.pod_sets[i].topology_request if i < len(wi.obj.pod_sets) else None
+            key = str(i)
+            if isinstance(tr, dict) and tr.get("podSetGroupName"):
+                key = "g:" + str(tr["podSetGroupName"])
+            groups.setdefault(key, []).append(i)
+
+        for ids in groups.values():
+            requests: dict[str, int] = {}
+            total_count = 0
+            for i in ids:
+                for r, v in psas[i].requests.items():
+                    requests[r] = requests.get(r, 0) + v
+                total_count += pod_sets[i].count
+            probe = None
+            if total_count == 0:
+                probe = {}
+                for i in ids:
+                    for r, v in pod_sets[i].per_pod.items():
+                        probe[r] = probe.get(r, 0) + v
+                if covers_pods:
+                    probe["pods"] = len(ids)
+            considered: dict[str, Attempt] = {}
+            group_flavors: dict[str, FlavorChoice] = {}
+            reasons: list[str] = []
+            error = ""
+            status_nofit = ""
+            failed = False
+            for res, qty in requests.items():
+                if not cq.covers(res):
+                    if qty == 0 or self.ignore_undeclared():
+                        continue
+                if res in group_flavors:
+                    continue
+                found, st_reasons, st_nofit, attempts = self.find_flavor(ids, requests, probe, res, out.usage)
+                if probe is not None and not found:
+                    found, st_reasons, st_nofit, attempts = self.find_flavor(ids, requests, None, res, out.usage)
+                merge_attempts(considered, attempts, res, cq, self.observability)
+                if not found and requests:
+                    group_flavors = {}
+                    reasons = list(st_reasons)
+                    status_nofit = st_nofit
+                    failed = True
+                    break
+                group_flavors.update(found)
+                reasons += st_reasons
+            final = sorted(considered.values(), key=lambda a: a.flavor)
+            for i in ids:
+                psa = psas[i]
+                psa.flavors = {r: f for r, f in group_flavors.items() if r in psa.requests} if psa.requests else {}
+                psa.reasons = list(reasons)
+                psa.error = error
+                psa.status_no_fit_reason = status_nofit
+                psa.attempts = final
+                self._append(out, psa, pod_sets[i])
+                if psa.requests and not psa.flavors:
+                    failed = True
+            if failed:
+                if self.observability:
+                    out.resolve_no_fit_reason([g.flavors for g in cq.groups])
+                return out
+        if self.observability:
+            out.resolve_no_fit_reason([g.flavors for g in cq.groups])
+        return out
+
+    def _append(self, out: Assignment, psa: PodSetAssignment, ps: PodSetRequests) -> None:
+        out.pod_sets.append(psa)
+        tried = {}
+        for res, choice in psa.flavors.items():
+            out.borrowing = max(out.borrowing, choice.borrow)
+            amount = psa.requests.get(res, 0)
+            if self.replaced is not None:
+                for name, _count, reqs, _fl in self.replaced.pod_sets:
+                    if name == psa.name:
+                        amount -= reqs.get(res, 0)
+                        break
+            fr = (choice.name, res)
+            out.usage[fr] = out.usage.get(fr, 0) + amount
+            tried[res] = choice.tried_idx
+        out.last_tried.append(tried)
+
+    def _start_index(self, ps_index: int, res: str) -> int:
+        if not self.last_tried or ps_index >= len(self.last_tried):
+            return 0
+        return self.last_tried[ps_index].get(res, -1) + 1
+
+    def find_flavor(self, ids: list[int], requests: dict[str, int], probe: Optional[dict[str, int]], res: str,
+                    usage: dict[FR, int]):
+        """-> (resource -> FlavorChoice, reasons, no-fit reason, attempts)."""
+        cq = self.cq
+        group = cq.group_for(res)
+        if group is None:
+            return {}, [f"resource {res} unavailable in ClusterQueue"], NO_MATCHING_FLAVOR, []
+        covered = set(group.covered)
+        requests = {r: v for r, v in requests.items() if r in covered}
+        if probe is not None:
+            probe = {r: v for r, v in probe.items() if r in covered}
+        reasons: list[str] = []
+        attempts: list[Attempt] = []
+        best: dict[str, FlavorChoice] = {}
+        best_mode = WORST
+        attempted = -1
+        idx = self._start_index(ids[0], res)
+        fungibility = cq.fungibility
+        while idx < len(group.flavors):
+            attempted = idx
+            fname = group.flavors[idx]
+            idx += 1
+            if self.nomination and any(self.nomination.get((i, res)) not in (None, fname) for i in ids):
+                reasons.append(f"skipping flavor {fname} as it is not found in the nomination mapping for resource {res}")
+                continue
+            if self.allowed_flavors is not None and fname not in self.allowed_flavors:
+                reasons.append(f"skipping flavor {fname} due to WorkloadAllowedResourceFlavorAnnotation annotation")
+                continue
+            problem = self.check_flavor(fname, ids)
+            if problem:
+                reasons.append(problem)
+                attempts.append(Attempt(fname, NO_FIT, reasons=[problem],
+                                        no_fit_reason=NO_MATCHING_FLAVOR if self.observability else ""))
+                continue
+            if probe is not None:
+                probe_reasons = []
+                for r, v in probe.items():
+                    cap = cq.node.potential_available((fname, r))
+                    if cap < v:
+                        probe_reasons.append(
+                            f"insufficient quota for {r} in flavor {fname}, one pod per zero-count podset request "
+                            f"({format_amount(r, v)}) > maximum capacity ({format_amount(r, cap)})")
+                if probe_reasons:
+                    reasons += probe_reasons
+                    attempts.append(Attempt(fname, NO_FIT, reasons=probe_reasons,
+                                            no_fit_reason=EXCEEDS_MAX_QUOTA if self.observability else ""))
+                    continue
+            choices: dict[str, FlavorChoice] = {}
+            rep = BEST
+            max_borrow = 0
+            flavor_reasons: list[str] = []
+            flavor_nofit = ""
+            for r, val in requests.items():
+                if self.replaced is not None:
+                    for i in ids:
+                        if i >= len(self.replaced.pod_sets):
+                            continue
+                        _n, _c, old_req, old_flavors = self.replaced.pod_sets[i]
+                        original = old_flavors.get(r, "")
+                        if original != fname:
+                            rep = WORST
+                            msg = f"could not assign {fname} flavor since the original workload is assigned: {original}"
+                            reasons.append(msg)
+                            flavor_reasons.append(msg)
+                            flavor_nofit = most_severe(flavor_nofit, NO_MATCHING_FLAVOR)
+                            break
+                        val -= old_req.get(r, 0)
+                fr = (fname, r)
+                pmode, borrow, st = self.fits_resource_quota(fr, usage.get(fr, 0), val)
+                if st is not None:
+                    flavor_reasons += st[0]
+                    reasons += st[0]
+                    flavor_nofit = most_severe(flavor_nofit, st[1])
+                max_borrow = max(max_borrow, borrow)
+                mode = GranularMode(pmode, borrow)
+                if is_preferred(rep, mode, fungibility.preference):
+                    rep = mode
+                if rep.mode == P_NO_FIT:
+                    continue  # the flavor is out, but every resource's reasons are still reported
+                choices[r] = FlavorChoice(fname, PUBLIC_MODE[pmode], borrow=borrow)
+            attempts.append(Attempt(fname, PUBLIC_MODE[rep.mode], borrow=max_borrow,
+                                    possibility=MODE_TO_POSSIBILITY.get(rep.mode),
+                                    reasons=sorted(flavor_reasons),
+                                    no_fit_reason=flavor_nofit if self.observability else ""))
+            if self.config.gate("FlavorFungibility"):
+                if not should_try_next(rep, fungibility):
+                    best, best_mode = choices, rep
+                    break
+                if is_preferred(rep, best_mode, fungibility.preference):
+                    best, best_mode = choices, rep
+            elif rep.mode > best_mode.mode:
+                best, best_mode = choices, rep
+                if best_mode.mode == P_FIT:
+                    return best, [], "", attempts
+        if self.config.gate("FlavorFungibility"):
+            tried = -1 if attempted == len(group.flavors) - 1 else attempted
+            for c in best.values():
+                c.tried_idx = tried
+            if best_mode.mode == P_FIT:
+                return best, [], "", attempts
+        return best, reasons, "", attempts
+
+    def check_flavor(self, fname: str, ids: list[int]) -> str:
+        flavor = self.flavors.get(fname)
+        if flavor is None:
+            return f"flavor {fname} not found"
+        for i in ids:
+            spec = self.wi.obj.pod_sets[i].template
+            taint = untolerated_taint(flavor.node_taints, spec.tolerations + flavor.tolerations)
+            if taint is not None:
+                return f"untolerated taint {{{taint.key} {taint.value} {taint.effect} <nil>}} in flavor {fname}"
+            if not matches_flavor_labels(spec, flavor.node_labels):
+                return f"flavor {fname} doesn't match node affinity"
+        return ""
+
+    def fits_resource_quota(self, fr: FR, assumed: int, request: int):
+        """-> (internal mode, borrowing level, (reasons, no-fit reason) or None)."""
+        node = self.cq.node
+        available = node.available(fr)
+        cap = node.potential_available(fr)
+        val = assumed + request
+        res = fr[1]
+        if val > cap:
+            msg = (f"insufficient quota for {res} in flavor {fr[0]}, previously considered podsets requests "
+                   f"({format_amount(res, assumed)}) + current podset request ({format_amount(res, request)}) "
+                   f"> maximum capacity ({format_amount(res, cap)})")
+            return P_NO_FIT, 0, ([msg], EXCEEDS_MAX_QUOTA)
+        borrow, may_reclaim = node.find_height(fr, val)
+        if val <= available:
+            return P_FIT, borrow, None
+        msg = f"insufficient unused quota for {res} in flavor {fr[0]}, {format_amount(res, val - available)} more needed"
+        if node.nominal(fr) >= val or may_reclaim or self.can_preempt_while_borrowing():
+            possibility, borrow_after = self.oracle(self.cq, self.wi, fr, val)
+            mode = POSSIBILITY_TO_MODE[possibility]
+            return mode, borrow_after, ([msg], "" if mode != P_NO_FIT else WAITING_FOR_QUOTA)
+        return P_NO_FIT, borrow, ([msg], WAITING_FOR_QUOTA)
+
+    def can_preempt_while_borrowing(self) -> bool:
+        p = self.cq.preemption
+        bwc = p.borrow_within_cohort
+        return (bwc is not None and bwc.policy not in ("", "Never")) or \
+            (self.config.fair_sharing and p.reclaim_within_cohort != "Never")
+
+
+def should_try_next(mode: GranularMode, fungibility: o.FlavorFungibility) -> bool:
+    if mode.mode in (P_NO_FIT, P_NO_CANDIDATES):
+        return True
+    if mode.mode in (P_PREEMPT, P_RECLAIM) and fungibility.when_can_preempt == "TryNextFlavor":
+        return True
+    if mode.borrow != 0 and fungibility.when_can_borrow == "TryNextFlavor":
+        return True
+    return False
+
+
+def merge_attempts(dst: dict[str, Attempt], src: list[Attempt], res: str, cq: ClusterQueueSnapshot,
+                   observability: bool) -> None:
+    for at in src:
+        cur = dst.get(at.flavor)
+        if cur is None:
+            dst[at.flavor] = Attempt(at.flavor, at.mode, at.borrow, at.possibility, sorted(set(at.reasons)),
+                                     at.no_fit_reason)
+            continue
+        possibility = cur.possibility
+        if at.possibility is not None and (possibility is None or at.possibility < possibility):
+            possibility = at.possibility
+        dst[at.flavor] = Attempt(at.flavor, min(cur.mode, at.mode), max(cur.borrow, at.borrow), possibility,
+                                 sorted(set(cur.reasons) | set(at.reasons)),
+                                 most_severe(cur.no_fit_reason, at.no_fit_reason) if observability else "")
+    if src:
+        group = cq.group_for(res)
+        present = {a.flavor for a in src}
+        for flv, at in dst.items():
+            if group is not None and flv in group.flavors and flv not in present:
+                at.mode = NO_FIT
+                at.reasons = sorted(set(at.reasons) | {f"flavor {flv} does not provide resource {res}"})
+                if observability:
+                    at.no_fit_reason = NO_MATCHING_FLAVOR
