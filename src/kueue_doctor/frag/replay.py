@@ -1,0 +1,156 @@
+"""Replay a pod trace onto a cluster the way the FGD paper's simulator does.
+
+Pods arrive one at a time in a seeded shuffle of the trace, topped up (or thinned) to
+``tune`` times the cluster's GPU capacity; each is placed by the policy or fails for good
+(nothing finishes, nothing is retried, nothing is preempted). After every pod the allocated
+and the fragmented GPU milli are recorded, then binned by arrived load (% of capacity).
+
+The Go simulator's random stream cannot be reproduced (see docs/fragmentation.md), so a seed
+here gives a different but equally distributed pod order and node ranking: compare results
+over several seeds, not seed by seed.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .cluster import Cluster
+from .measure import TypicalShape, typical_shapes
+from .policies import policy_class
+from .shapes import NodeShape, PodShape
+from .trace import TracePod
+
+DEFAULT_TUNE = 1.3
+MAX_COLUMN = 130
+
+
+@dataclass
+class Arrivals:
+    pods: list[PodShape]
+    rank: list[int]  # rank[i]: tie-break rank of node i (nodes in name order)
+
+
+def arrivals(trace: Sequence[TracePod], capacity_milli: int, n_nodes: int, rng: random.Random,
+             tune: Optional[float] = DEFAULT_TUNE) -> Arrivals:
+    """The pod sequence and node ranking for one seed.
+
+    The tuning quirks are the simulator's: the top-up samples the name-ordered trace with
+    replacement and stops when the sample's *per-GPU* milli would pass the target; the
+    thinning removes pods at random positions until the total is at most the target.
+    """
+    base = sorted(trace, key=lambda p: p.name)
+    seq = [p.shape for p in base]
+    rng.shuffle(seq)
+    if tune:
+        target = tune * capacity_milli
+        total = sum(p.gpu_total for p in seq)
+        if total < target and any(p.shape.wants_gpu for p in base):
+            while True:
+                pick = base[rng.randrange(len(base))].shape
+                if total + pick.gpu_milli > target:
+                    break
+                seq.append(pick)
+                total += pick.gpu_total
+        else:
+            while total > target and seq:
+                gone = seq.pop(rng.randrange(len(seq)))
+                total -= gone.gpu_total
+    rank = list(range(n_nodes))
+    rng.shuffle(rank)
+    return Arrivals(seq, rank)
+
+
+@dataclass
+class ReplayResult:
+    policy: str
+    seed: int
+    capacity_milli: int
+    arrived: np.ndarray     # cumulative GPU milli of pods attempted, after each pod
+    used: np.ndarray        # allocated GPU milli after each pod
+    fragmented: np.ndarray  # FGD-fragmented GPU milli after each pod
+    failed: int
+    pods: int
+    final_nodes: list[NodeShape] = field(default_factory=list, repr=False)
+
+    @property
+    def final_allocation(self) -> float:
+        return 100.0 * float(self.used[-1]) / self.capacity_milli if len(self.used) else 0.0
+
+    def allocation_curve(self) -> dict[int, float]:
+        """Milli-GPU allocation ratio (%) per arrived-load column 0..130."""
+        gpus = self.capacity_milli / 1000
+        return bin_by_arrival(self.arrived, [round(u / gpus / 10, 2) for u in self.used.tolist()], gpus)
+
+    def fragmentation_curve(self) -> dict[int, float]:
+        """Fragmented GPU milli as % of cluster capacity per arrived-load column."""
+        gpus = self.capacity_milli / 1000
+        raw = bin_by_arrival(self.arrived, self.fragmented.tolist(), gpus, digits=None)
+        return {x: round(100 * v / 1000 / gpus, 2) for x, v in raw.items()}
+
+
+def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: float,
+                   digits: Optional[int] = 2, columns: int = MAX_COLUMN) -> dict[int, float]:
+    """Mean value per integer arrived-% column, falling back to the columns either side.
+
+    The column of an event is ``round(arrived / total_gpus / 10)`` with Python's
+    round-half-even, as the paper's analysis scripts compute it.
+    """
+    sums: dict[int, float] = {}
+    counts: dict[int, int] = {}
+    for a, v in zip(arrived.tolist(), values):
+        x = round(a / total_gpus / 10)
+        sums[x] = sums.get(x, 0.0) + v
+        counts[x] = counts.get(x, 0) + 1
+    out = {}
+    for x in range(columns + 1):
+        if x in counts:
+            mean = sums[x] / counts[x]
+        else:
+            near = [y for y in (x - 1, x, x + 1) if y in counts]
+            if not near:
+                continue
+            mean = sum(sums[y] for y in near) / sum(counts[y] for y in near)
+        out[x] = round(mean, digits) if digits is not None else mean
+    return out
+
+
+def replay(nodes: Sequence[NodeShape], trace: Sequence[TracePod], policy: str, seed: int,
+           tune: Optional[float] = DEFAULT_TUNE,
+           typical: Optional[list[TypicalShape]] = None) -> ReplayResult:
+    """Place every arriving pod with ``policy``; see the module docstring."""
+    cls = policy_class(policy)
+    rng = random.Random(seed)
+    nodes = sorted(nodes, key=lambda n: n.name)
+    capacity = 1000 * sum(n.gpus for n in nodes)
+    if typical is None:
+        # The workload's shape distribution comes from the untuned trace.
+        typical = typical_shapes(p.shape for p in trace)
+    plan = arrivals(trace, capacity, len(nodes), rng, tune)
+    order = sorted(range(len(nodes)), key=lambda i: plan.rank[i])
+    cl = Cluster(nodes, order, typical)
+    chooser = cls(rng)
+    pids: dict[PodShape, int] = {}
+    n = len(plan.pods)
+    arrived = np.zeros(n, dtype=np.int64)
+    used = np.zeros(n, dtype=np.int64)
+    frag = np.zeros(n, dtype=np.float64)
+    so_far = failed = 0
+    for i, pod in enumerate(plan.pods):
+        so_far += pod.gpu_total  # failed pods count as arrived too
+        pid = pids.get(pod)
+        if pid is None:
+            pid = pids[pod] = len(pids)
+            cl.grow_shapes(pid + 1)
+        feas = cl.feasible(pod)
+        if feas.any():
+            j, gpu = chooser.choose(cl, pod, pid, feas)
+            cl.place(j, pod, gpu)
+        else:
+            failed += 1
+        arrived[i] = so_far
+        used[i] = cl.used_milli
+        frag[i] = cl.frag_total
+    return ReplayResult(cls.name, seed, capacity, arrived, used, frag, failed, n, cl.node_shapes())
