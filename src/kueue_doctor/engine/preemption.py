@@ -1,0 +1,224 @@
+"""Preemption: which admitted workloads must go so that an incoming one fits.
+
+Upstream: pkg/scheduler/preemption/preemption.go (GetTargets, IssuePreemptions),
+common/preemption_policy.go, common/ordering.go (CandidatesOrdering),
+classical/hierarchical_preemption.go, classical/candidate_generator.go,
+preemption_oracle.go. Reference: kueue-semantics.md §5. Fair sharing: fairsharing.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Optional
+
+from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
+from .config import EngineConfig
+from .quota import FR, QuotaNode
+from .snapshot import ClusterQueueSnapshot, Snapshot
+from .workload import WorkloadInfo
+
+IN_CLUSTER_QUEUE = "InClusterQueue"
+IN_COHORT_RECLAMATION = "InCohortReclamation"
+IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+HUMAN_REASONS = {
+    IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
+    IN_COHORT_RECLAMATION: "reclamation within the cohort",
+    IN_COHORT_FAIR_SHARING: "Fair Sharing within the cohort",
+    IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
+}
+
+# classical candidate variants
+WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(4)
+VARIANT_REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMATION,
+                  RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
+                  RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING}
+
+
+@dataclass(slots=True)
+class Target:
+    wi: WorkloadInfo
+    reason: str
+    cluster_queue: str
+
+    @property
+    def key(self) -> str:
+        return self.wi.key
+
+
+def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
+    if policy == "LowerPriority":
+        return preemptor.priority > candidate.priority
+    if policy == "LowerOrNewerEqualPriority":
+        if preemptor.priority > candidate.priority:
+            return True
+        return preemptor.priority == candidate.priority and \
+            preemptor.queue_order_timestamp() < candidate.queue_order_timestamp()
+    return policy == "Any"
+
+
+def uses_resources(wi: WorkloadInfo, frs: set[FR]) -> bool:
+    return any(fr in frs for fr in wi.usage)
+
+
+def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str, now: datetime):
+    """CandidatesOrdering: the first to preempt sorts first."""
+    reserved = wi.quota_reserved_at or now
+    return (not wi.evicted, cq_name == preemptor_cq, wi.priority, -reserved.timestamp(), wi.uid)
+
+
+class Preemptor:
+    def __init__(self, snapshot: Snapshot, config: EngineConfig, now: datetime):
+        self.snapshot = snapshot
+        self.config = config
+        self.now = now
+
+    # -- entry points ----------------------------------------------------------------
+    def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
+                    frs_need: set[FR]) -> list[Target]:
+        if self.config.fair_sharing:
+            from .fairsharing import fair_preemptions
+            return fair_preemptions(self, wi, cq, usage, frs_need)
+        return self.classical(wi, cq, usage, frs_need)
+
+    def simulate(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, fr: FR, val: int) -> tuple[int, int]:
+        """The preemption oracle of flavor assignment: can preemption make ``val`` of ``fr`` fit?"""
+        targets = self.get_targets(wi, cq, {fr: val}, {fr})
+        if not targets:
+            return NO_CANDIDATES, cq.node.find_height(fr, val)[0]
+        for t in targets:
+            self.snapshot.remove_workload(t.wi)
+        borrow = cq.node.find_height(fr, val)[0]
+        for t in targets:
+            self.snapshot.add_workload(t.wi, t.cluster_queue)
+        any_own = any(t.cluster_queue == cq.name for t in targets)
+        return (CAN_PREEMPT if any_own else CAN_RECLAIM), borrow
+
+    # -- shared helpers ------------------------------------------------------------------
+    def sort_key(self, wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
+        return candidate_sort_key(wi, cq_name, preemptor_cq, self.now)
+
+    def workload_fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], allow_borrowing: bool) -> bool:
+        node = cq.node
+        for fr, v in usage.items():
+            if not allow_borrowing and node.borrowing_with(fr, v):
+                return False
+            if v > node.available(fr):
+                return False
+        return True
+
+    def fill_back(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], targets: list[Target],
+                  allow_borrowing: bool) -> list[Target]:
+        """Put back every target the workload still fits without (the last one stays out)."""
+        i = len(targets) - 2
+        while i >= 0:
+            t = targets[i]
+            self.snapshot.add_workload(t.wi, t.cluster_queue)
+            if self.workload_fits(cq, usage, allow_borrowing):
+                targets[i] = targets[-1]
+                targets.pop()
+            else:
+                self.snapshot.remove_workload(t.wi)
+            i -= 1
+        return targets
+
+    # -- classical ----------------------------------------------------------------------
+    def classical(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
+                  frs_need: set[FR]) -> list[Target]:
+        snap = self.snapshot
+        hierarchy, priority, same_cq = self._classical_candidates(wi, cq, usage, frs_need)
+        p = cq.preemption
+        no_other = not hierarchy and not priority
+        bwc_off = p.borrow_within_cohort is None or p.borrow_within_cohort.policy in ("", "Never")
+        under_nominal = all(cq.node.usage.get(fr, 0) < cq.node.nominal(fr) for fr in frs_need)
+        if no_other or (bwc_off and not under_nominal):
+            attempts = [True]
+        elif bwc_off and not hierarchy:
+            attempts = [False, True]
+        else:
+            attempts = [True, False]
+        evicted = [c for lst in (hierarchy, priority, same_cq) for c in lst if c[0].evicted]
+        fresh = [c for lst in (hierarchy, priority, same_cq) for c in lst if not c[0].evicted]
+        sequence = evicted + fresh
+        for allow_borrowing in attempts:
+            removed: list[Target] = []
+            for cand, variant, lca, cand_cq in sequence:
+                if not self._valid(cand, variant, lca, cand_cq, allow_borrowing, frs_need):
+                    continue
+                snap.remove_workload(cand)
+                removed.append(Target(cand, VARIANT_REASON[variant], cand_cq.name))
+                if self.workload_fits(cq, usage, allow_borrowing):
+                    targets = self.fill_back(cq, usage, removed, allow_borrowing)
+                    for t in targets:
+                        snap.add_workload(t.wi, t.cluster_queue)
+                    return targets
+            for t in removed:
+                snap.add_workload(t.wi, t.cluster_queue)
+        return []
+
+    def _classical_candidates(self, wi, cq, usage, frs_need):
+        p = cq.preemption
+        same_cq = []
+        if p.within_cluster_queue not in ("", "Never"):
+            for cand in cq.workloads.values():
+                if uses_resources(cand, frs_need) and satisfies_policy(wi, cand, p.within_cluster_queue):
+                    same_cq.append((cand, WITHIN_CQ, None, cq))
+        hierarchy, priority = [], []
+        if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
+            adv, remaining = cq.node.quantities_fit_in_quota(usage)
+            prev: QuotaNode = cq.node
+            for s in cq.node.ancestors():
+                bucket = hierarchy if adv else priority
+                for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
+                    for cand in cand_cq.workloads.values():
+                        variant = self._classify(wi, cand, cq, adv, frs_need)
+                        if variant is not None:
+                            bucket.append((cand, variant, s, cand_cq))
+                fits, remaining = s.quantities_fit_in_quota(remaining)
+                adv = adv or fits
+                prev = s
+        key = lambda c: self.sort_key(c[0], c[3].name, cq.name)  # noqa: E731
+        return sorted(hierarchy, key=key), sorted(priority, key=key), sorted(same_cq, key=key)
+
+    def _borrowing_cqs_under(self, s: QuotaNode, skip: QuotaNode, cq: ClusterQueueSnapshot,
+                             frs_need: set[FR]) -> list[ClusterQueueSnapshot]:
+        out = []
+        for child in s.children:
+            if child is skip:
+                continue
+            if child.is_cq:
+                if child is not cq.node and not child.within_nominal_in(frs_need):
+                    out.append(self.snapshot.cluster_queues[child.name])
+            elif not child.within_nominal_in(frs_need):
+                out += self._borrowing_cqs_under(child, skip, cq, frs_need)
+        return out
+
+    def _classify(self, wi, cand, cq, adv, frs_need) -> Optional[int]:
+        p = cq.preemption
+        if not uses_resources(cand, frs_need) or not satisfies_policy(wi, cand, p.reclaim_within_cohort):
+            return None
+        if adv:
+            return HIERARCHICAL_RECLAIM
+        bwc = p.borrow_within_cohort
+        if bwc is None or bwc.policy in ("", "Never"):
+            return RECLAIM_WITHOUT_BORROWING
+        if cand.priority >= wi.priority or (bwc.max_priority_threshold is not None
+                                            and cand.priority > bwc.max_priority_threshold):
+            return RECLAIM_WITHOUT_BORROWING
+        return RECLAIM_WHILE_BORROWING
+
+    def _valid(self, cand, variant, lca, cand_cq, allow_borrowing, frs_need) -> bool:
+        if variant == WITHIN_CQ:
+            return True
+        if allow_borrowing and variant == RECLAIM_WITHOUT_BORROWING:
+            return False
+        node = cand_cq.node
+        if not any(node.borrowing(fr) for fr in frs_need):
+            return False
+        n = node.parent
+        while n is not None and n is not lca:
+            if not any(n.borrowing(fr) for fr in frs_need):
+                return False
+            n = n.parent
+        return True
