@@ -30,9 +30,9 @@ def cli() -> None:
 
 def _register() -> None:
     # Each command lives in its own module under kueue_doctor.commands.
-    from .commands import conformance, validate
+    from .commands import conformance, frag, validate
 
-    for module in (validate, conformance):
+    for module in (validate, conformance, frag):
         cli.add_command(module.command)
 
 

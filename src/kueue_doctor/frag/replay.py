@@ -19,7 +19,7 @@ import numpy as np
 
 from .cluster import Cluster
 from .measure import TypicalShape, typical_shapes
-from .policies import policy_class
+from .policies import Policy, policy_class
 from .shapes import NodeShape, PodShape
 from .trace import TracePod
 
@@ -117,6 +117,29 @@ def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: flo
     return out
 
 
+class Placer:
+    """Places pods one at a time with one policy; a pod that fits nowhere is refused."""
+
+    def __init__(self, nodes: Sequence[NodeShape], policy: Policy, order: Optional[Sequence[int]] = None,
+                 typical: Optional[Sequence[TypicalShape]] = None):
+        self.cluster = Cluster(nodes, order, typical if typical is not None else [])
+        self.policy = policy
+        self._pids: dict[PodShape, int] = {}
+
+    def place(self, pod: PodShape) -> bool:
+        cl = self.cluster
+        pid = self._pids.get(pod)
+        if pid is None:
+            pid = self._pids[pod] = len(self._pids)
+            cl.grow_shapes(pid + 1)
+        feas = cl.feasible(pod)
+        if not feas.any():
+            return False
+        j, gpu = self.policy.choose(cl, pod, pid, feas)
+        cl.place(j, pod, gpu)
+        return True
+
+
 def replay(nodes: Sequence[NodeShape], trace: Sequence[TracePod], policy: str, seed: int,
            tune: Optional[float] = DEFAULT_TUNE,
            typical: Optional[list[TypicalShape]] = None) -> ReplayResult:
@@ -130,25 +153,16 @@ def replay(nodes: Sequence[NodeShape], trace: Sequence[TracePod], policy: str, s
         typical = typical_shapes(p.shape for p in trace)
     plan = arrivals(trace, capacity, len(nodes), rng, tune)
     order = sorted(range(len(nodes)), key=lambda i: plan.rank[i])
-    cl = Cluster(nodes, order, typical)
-    chooser = cls(rng)
-    pids: dict[PodShape, int] = {}
+    placer = Placer(nodes, cls(rng), order, typical)
     n = len(plan.pods)
     arrived = np.zeros(n, dtype=np.int64)
     used = np.zeros(n, dtype=np.int64)
     frag = np.zeros(n, dtype=np.float64)
     so_far = failed = 0
+    cl = placer.cluster
     for i, pod in enumerate(plan.pods):
         so_far += pod.gpu_total  # failed pods count as arrived too
-        pid = pids.get(pod)
-        if pid is None:
-            pid = pids[pod] = len(pids)
-            cl.grow_shapes(pid + 1)
-        feas = cl.feasible(pod)
-        if feas.any():
-            j, gpu = chooser.choose(cl, pod, pid, feas)
-            cl.place(j, pod, gpu)
-        else:
+        if not placer.place(pod):
             failed += 1
         arrived[i] = so_far
         used[i] = cl.used_milli
