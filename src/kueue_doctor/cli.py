@@ -30,9 +30,9 @@ def cli() -> None:
 
 def _register() -> None:
     # Each command lives in its own module under kueue_doctor.commands.
-    from .commands import conformance, frag, validate
+    from .commands import conformance, frag, logs, validate
 
-    for module in (validate, conformance, frag):
+    for module in (validate, conformance, frag, logs):
         cli.add_command(module.command)
 
 

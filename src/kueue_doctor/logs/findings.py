@@ -1,0 +1,177 @@
+"""Turn accumulated evidence into findings, one rule per cause id (see docs/logs.md)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import median
+
+from .signatures import Evidence, Victim
+from .timeparse import format_ts
+
+STUCK_MIN_CYCLES = 10       # a target shared once is normal; every cycle for a while is not
+HOL_MIN_ATTEMPTS = 20
+HOL_MIN_SPAN = 300.0        # the guarantee-violation threshold of DESIGN.md
+INACTIVE_MIN_SKIPS = 3
+ERRORS_UNHEALTHY = 5
+CONFLICTS_UNHEALTHY = 50
+SLOW_CYCLE_SECONDS = 1.0
+
+
+@dataclass
+class Finding:
+    id: str
+    count: int
+    first: float | None
+    last: float | None
+    cluster_queues: list[str]
+    workloads: list[str]
+    examples: list[str]
+    summary: str
+    detail: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "count": self.count, "first": format_ts(self.first),
+                "last": format_ts(self.last), "clusterQueues": self.cluster_queues,
+                "workloads": self.workloads, "examples": self.examples, "summary": self.summary,
+                "detail": self.detail}
+
+
+def _span(values) -> tuple[float | None, float | None]:
+    vals = [v for v in values if v is not None]
+    return (min(vals), max(vals)) if vals else (None, None)
+
+
+def _shared(v: Victim) -> set[str]:
+    return v.preemptor_cqs | v.skipper_cqs
+
+
+def stuck_targets(ev: Evidence) -> list[Finding]:
+    stuck = {t: v for t, v in ev.victims.items() if len(_shared(v)) >= 2 and v.cycles >= STUCK_MIN_CYCLES}
+    if not stuck:
+        return []
+    cqs = sorted(set().union(*(_shared(v) for v in stuck.values())))
+    first, last = _span([v.first for v in stuck.values()] + [v.last for v in stuck.values()])
+    examples = [e for v in stuck.values() for e in v.examples][:3] + ev.skipped[:2]
+    skipped = sum(ev.queues[c].skipped_overlap for c in cqs if c in ev.queues)
+    preemptors = sorted(set().union(*(v.preemptors for v in stuck.values())) - {""})
+    return [Finding(
+        "stuck-preemption-target", sum(v.lines for v in stuck.values()), first, last, cqs,
+        sorted(stuck) + preemptors, examples,
+        f"{len(stuck)} preemption target(s) named by the heads of {len(cqs)} ClusterQueues for "
+        f"{max(v.cycles for v in stuck.values())} scheduling cycles; {skipped} head(s) skipped for "
+        "overlapping preemption targets",
+        {"targets": {t: {"cycles": v.cycles, "clusterQueues": sorted(_shared(v)),
+                         "preemptors": sorted(v.preemptors - {""}),
+                         "heldSeconds": _held(v)} for t, v in sorted(stuck.items())},
+         "skippedHeads": skipped})]
+
+
+def _held(v: Victim) -> float | None:
+    start = v.preempted_at if v.preempted_at is not None else v.first
+    if start is None or v.last is None:
+        return None
+    return round(v.last - start, 3)
+
+
+def slow_release(ev: Evidence, grace: float) -> list[Finding]:
+    slow = {}
+    for t, v in ev.victims.items():
+        held = _held(v)
+        if held is None or held < grace or len(_shared(v)) >= 2:
+            continue
+        slow[t] = v
+    if not slow:
+        return []
+    cqs = sorted(set().union(*(v.preemptor_cqs for v in slow.values())) - {""})
+    first, last = _span([v.first for v in slow.values()] + [v.last for v in slow.values()])
+    spacing = {}
+    for cq in cqs:
+        times = [t for t in ev.queues[cq].admit_times if first <= t <= last + grace] if first else []
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        if gaps:
+            spacing[cq] = round(median(gaps), 3)
+    helds = [_held(v) for v in slow.values()]
+    return [Finding(
+        "slow-preemption-release", len(slow), first, last, cqs,
+        sorted(slow) + sorted(set().union(*(v.preemptors for v in slow.values())) - {""}),
+        [e for v in slow.values() for e in v.examples][:3],
+        f"{len(slow)} preemption victim(s) kept their quota for {min(helds):.0f}-{max(helds):.0f}s "
+        f"(grace {grace:.0f}s) while their preemptors waited",
+        {"heldSeconds": {t: _held(v) for t, v in sorted(slow.items())},
+         "admissionSpacingSeconds": spacing,
+         "victimClusterQueues": sorted({v.target_cq for v in slow.values()} - {""})})]
+
+
+def drs_rounding(ev: Evidence) -> list[Finding]:
+    hits = {cq: z for cq, z in ev.drs_zero.items()
+            if cq in ev.borrowing and (ev.borrowing[cq] is None or z[2] is None or ev.borrowing[cq] <= z[2])}
+    reclaimers = sorted(cq for cq, q in ev.queues.items() if q.no_candidates)
+    if not hits or not reclaimers:
+        return []
+    first, last = _span([z[1] for z in hits.values()] + [z[2] for z in hits.values()])
+    return [Finding(
+        "drs-rounding", sum(z[0] for z in hits.values()), first, last, sorted(hits) + reclaimers, [],
+        [e for z in hits.values() for e in z[3]][:2] + ev.no_candidate_examples[:2],
+        f"DRS 0 logged for borrowing ClusterQueue(s) {', '.join(sorted(hits))} while "
+        f"{', '.join(reclaimers)} found no candidate workloads for preemption",
+        {"zeroDrs": {cq: z[0] for cq, z in sorted(hits.items())},
+         "noCandidates": {cq: ev.queues[cq].no_candidates for cq in reclaimers}})]
+
+
+def head_of_line(ev: Evidence) -> list[Finding]:
+    out = []
+    for cq, q in sorted(ev.queues.items()):
+        for wl, h in q.heads.items():
+            span = (h.last - h.first) if h.first is not None and h.last is not None else 0
+            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN and h.requeue != "PendingPreemption":
+                out.append((cq, wl, h))
+    if not out:
+        return []
+    first, last = _span([h.first for _, _, h in out] + [h.last for _, _, h in out])
+    return [Finding(
+        "head-of-line-blocking", sum(h.attempts for _, _, h in out), first, last,
+        sorted({cq for cq, _, _ in out}), [wl for _, wl, _ in out], [],
+        "; ".join(f"{cq}: head {wl} re-queued {h.attempts} times ({h.requeue}) over "
+                  f"{(h.last - h.first) / 60:.0f} min, never admitted" for cq, wl, h in out),
+        {"heads": {wl: {"clusterQueue": cq, "attempts": h.attempts, "requeueReason": h.requeue,
+                        "reason": h.reason} for cq, wl, h in out}})]
+
+
+def inactive(ev: Evidence) -> list[Finding]:
+    hits = {cq: q for cq, q in ev.queues.items() if sum(q.not_active.values()) >= INACTIVE_MIN_SKIPS}
+    if not hits:
+        return []
+    first, last = _span([q.first for q in hits.values()] + [q.last for q in hits.values()])
+    return [Finding(
+        "inactive-queue", sum(sum(q.not_active.values()) for q in hits.values()), first, last,
+        sorted(hits), [], [],
+        "scheduler skipped inactive ClusterQueue(s) every cycle: " + ", ".join(
+            f"{cq} ({', '.join(q.not_active)})" for cq, q in sorted(hits.items())),
+        {"reasons": {cq: dict(q.not_active) for cq, q in sorted(hits.items())}})]
+
+
+def controller_health(ev: Evidence) -> tuple[dict, list[Finding]]:
+    health = {
+        "errors": sum(ev.errors.values()), "errorMessages": dict(ev.errors.most_common(10)),
+        "conflicts": ev.conflicts, "leaderEvents": [[format_ts(t), m] for t, m in ev.leader_events],
+        "restarts": ev.restarts, "cycles": ev.cycles,
+        "cycleSecondsMean": round(ev.cycle_total / ev.cycles, 6) if ev.cycles else None,
+        "cycleSecondsMax": round(ev.cycle_max, 6) if ev.cycles else None, "slowCycles": ev.cycle_slow,
+    }
+    reasons = []
+    if ev.leader_events:
+        reasons.append(f"{len(ev.leader_events)} leader-election event(s)")
+    if ev.restarts:
+        reasons.append(f"{ev.restarts} manager start(s)")
+    if health["errors"] >= ERRORS_UNHEALTHY:
+        reasons.append(f"{health['errors']} error line(s)")
+    if ev.conflicts >= CONFLICTS_UNHEALTHY:
+        reasons.append(f"{ev.conflicts} update conflict(s)")
+    if ev.cycle_slow:
+        reasons.append(f"{ev.cycle_slow} scheduling cycle(s) over {SLOW_CYCLE_SECONDS:.0f}s")
+    if not reasons:
+        return health, []
+    times = [t for t, _ in ev.leader_events]
+    first, last = _span(times) if times else (ev.first, ev.last)
+    count = len(ev.leader_events) + ev.restarts + health["errors"] + ev.conflicts + ev.cycle_slow
+    return health, [Finding("controller-unhealthy", count, first, last, [], [], ev.error_examples[:3],
+                            "; ".join(reasons), health)]

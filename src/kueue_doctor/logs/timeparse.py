@@ -1,0 +1,77 @@
+"""Timestamps: zap's RFC3339Nano strings, epoch floats, and the --since/--until forms."""
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+from ..errors import InputError
+
+_SECOND_CACHE: dict[str, float] = {}
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)$")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_ts(value) -> float | None:
+    """Seconds since the epoch for a log line's ``ts``, or None when it cannot be read.
+
+    Log lines share the same second thousands of times, so the whole-second part is parsed
+    once and cached; only the fraction is read per line.
+    """
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str) or len(value) < 19:
+        return None
+    head = value[:19]
+    base = _SECOND_CACHE.get(head)
+    if base is None:
+        try:
+            base = datetime.strptime(head, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+        except ValueError:
+            return None
+        if len(_SECOND_CACHE) > 100_000:  # bounded memory on week-long logs
+            _SECOND_CACHE.clear()
+        _SECOND_CACHE[head] = base
+    rest = value[19:]
+    if rest.endswith("Z"):
+        rest = rest[:-1]
+        offset = 0.0
+    else:
+        # Offsets like +02:00 are rare in zap output but cost nothing to honour.
+        m = re.search(r"([+-])(\d\d):?(\d\d)$", rest)
+        offset = 0.0  # no zone: read as UTC, as zap writes it
+        if m:
+            offset = (int(m.group(2)) * 3600 + int(m.group(3)) * 60) * (1 if m.group(1) == "+" else -1)
+            rest = rest[: m.start()]
+    frac = 0.0
+    if rest.startswith("."):
+        digits = rest[1:]
+        if not digits.isdigit():
+            return None
+        frac = int(digits) / 10 ** len(digits)
+    elif rest:
+        return None
+    return base + frac - offset
+
+
+def format_ts(value: float | None) -> str | None:
+    if value is None:
+        return None
+    dt = datetime.fromtimestamp(value, timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond:06d}Z"
+
+
+def parse_bound(text: str | None, *, option: str, now: float | None = None) -> float | None:
+    """--since/--until: an RFC3339 time, or a duration such as 90s, 30m or 2h meaning that long before now."""
+    if text is None or text == "":
+        return None
+    text = text.strip()
+    m = _DURATION.match(text)
+    if m:
+        base = time.time() if now is None else now
+        return base - float(m.group(1)) * _UNITS[m.group(2)]
+    value = parse_ts(text if len(text) > 10 else text + "T00:00:00Z")
+    if value is None:
+        raise InputError(f"{option}: cannot read {text!r}: use an RFC3339 time "
+                         "(2026-08-20T10:15:00Z) or a duration before now (90s, 30m, 2h)")
+    return value
