@@ -27,4 +27,14 @@ def prepare_state(scn: Scenario):
     for cq in state.cluster_queues.values():
         if cq.namespace_selector is None:
             cq.namespace_selector = o.LabelSelector()
+    if (scn.config.get("fairSharing") or {}).get("enable"):
+        # Upstream's unit tests build ClusterQueues without API defaulting: a preemption block
+        # that leaves reclaimWithinCohort unset holds Go's "", which Kueue's fair-sharing code
+        # treats differently from Never (conformance/scheduler/README.md, "Conventions").
+        for raw in scn.raw_objects:
+            if isinstance(raw, dict) and raw.get("kind") == "ClusterQueue":
+                pre = (raw.get("spec") or {}).get("preemption")
+                name = (raw.get("metadata") or {}).get("name")
+                if isinstance(pre, dict) and "reclaimWithinCohort" not in pre and name in state.cluster_queues:
+                    state.cluster_queues[name].preemption.reclaim_within_cohort = ""
     return state

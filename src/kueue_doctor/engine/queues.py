@@ -1,0 +1,218 @@
+"""Pending workloads per ClusterQueue: the active heap, the inadmissible set, requeueing.
+
+Upstream: pkg/cache/queue/cluster_queue.go (ordering, RequeueIfNotPresent),
+manager.go (Heads, QueueInadmissibleWorkloads), inadmissible_workloads.go.
+Reference: kueue-semantics.md §3.1, §3.8.
+"""
+from __future__ import annotations
+
+import hashlib
+import heapq
+import itertools
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Optional
+
+from .workload import WorkloadInfo
+
+# requeue reasons
+GENERIC = "Generic"
+NO_FIT = "NoFit"
+NAMESPACE_MISMATCH = "NamespaceMismatch"
+FAILED_AFTER_NOMINATION = "FailedAfterNomination"
+PENDING_PREEMPTION = "PendingPreemption"
+PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
+PREEMPTION_FAILED = "PreemptionFailed"
+IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMigration", PREEMPTION_FAILED}
+
+
+def scheduling_hash(wi: WorkloadInfo) -> str:
+    """Workloads that Kueue treats as the same shape (computeSchedulingHash): same priority and
+    pod-set shapes, whatever their names, namespaces or timestamps."""
+    shape = {"priority": wi.priority, "podSets": []}
+    for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets):
+        t = spec_ps.template
+        shape["podSets"].append({
+            "name": ps.name, "count": ps.count, "minCount": ps.min_count, "requests": sorted(ps.per_pod.items()),
+            "nodeSelector": sorted(t.node_selector.items()),
+            "affinity": [[(e.key, e.operator, tuple(e.values)) for e in term.match_expressions]
+                         for term in t.required_node_terms],
+            "tolerations": [(x.key, x.operator, x.value, x.effect) for x in t.tolerations],
+            "topology": json.dumps(spec_ps.topology_request, sort_keys=True, default=str),
+        })
+    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass
+class QueuedState:
+    """Bookkeeping the queue keeps per workload."""
+    pop_cycle: int = -1
+    hash: str = ""
+
+
+class ClusterQueueQueue:
+    def __init__(self, name: str, strategy: str, equivalence: bool):
+        self.name = name
+        self.strategy = strategy
+        self.equivalence = equivalence and strategy == "BestEffortFIFO"
+        self._heap: list = []
+        self._entries: dict[str, tuple] = {}   # key -> heap entry (lazy deletion)
+        self.inadmissible: dict[str, WorkloadInfo] = {}
+        self.sticky: Optional[str] = None          # the preemptor waiting for its victims
+        self.inadmissible_cycle = -1               # cycle of the last requeue of the inadmissible set
+        self.inadmissible_hashes: dict[str, str] = {}
+        self.inflight: Optional[WorkloadInfo] = None
+        self._seq = itertools.count()
+
+    # -- ordering --------------------------------------------------------------------
+    def _key(self, wi: WorkloadInfo):
+        sticky = self.strategy == "BestEffortFIFO" and self.sticky == wi.key
+        return (not sticky, -wi.priority, wi.queue_order_timestamp(), wi.uid)
+
+    def push(self, wi: WorkloadInfo) -> None:
+        if wi.key in self._entries:
+            self._entries.pop(wi.key)[-1] = None
+        entry = [self._key(wi), next(self._seq), wi]
+        self._entries[wi.key] = entry
+        heapq.heappush(self._heap, entry)
+
+    def pop(self) -> Optional[WorkloadInfo]:
+        while self._heap:
+            entry = heapq.heappop(self._heap)
+            wi = entry[-1]
+            if wi is None:
+                continue
+            del self._entries[wi.key]
+            return wi
+        return None
+
+    def remove(self, key: str) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            entry[-1] = None
+        self.inadmissible.pop(key, None)
+        if self.sticky == key:
+            self.sticky = None
+
+    def active(self) -> list[WorkloadInfo]:
+        return [e[-1] for e in sorted(self._entries.values())]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries or key in self.inadmissible
+
+    def pending_count(self) -> int:
+        return len(self._entries) + len(self.inadmissible)
+
+    def set_sticky(self, wi: WorkloadInfo) -> None:
+        old = self.sticky
+        self.sticky = wi.key
+        # keys embed the sticky flag: re-key the old and the new preemptor
+        for key in (old, wi.key):
+            if key and key in self._entries:
+                self.push(self._entries[key][-1])
+
+
+@dataclass
+class QueueManager:
+    """All ClusterQueues' pending workloads; LocalQueues route workloads to them."""
+    equivalence_hashing: bool = True
+    queues: dict[str, ClusterQueueQueue] = field(default_factory=dict)
+    local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
+    state: dict[str, QueuedState] = field(default_factory=dict)
+    cycle: int = 0
+
+    def add_cluster_queue(self, name: str, strategy: str) -> None:
+        if name not in self.queues:
+            self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
+
+    def cluster_queue_for(self, wi: WorkloadInfo) -> Optional[str]:
+        return self.local_queues.get((wi.namespace, wi.queue_name))
+
+    def add(self, wi: WorkloadInfo) -> bool:
+        """Queue a pending workload; False if its LocalQueue or ClusterQueue does not exist."""
+        cq_name = self.cluster_queue_for(wi)
+        q = self.queues.get(cq_name) if cq_name else None
+        if q is None:
+            return False
+        st = self.state.setdefault(wi.key, QueuedState())
+        if q.equivalence:
+            st.hash = scheduling_hash(wi)
+            if st.hash in q.inadmissible_hashes:
+                q.inadmissible[wi.key] = wi
+                return True
+        q.push(wi)
+        return True
+
+    def delete(self, wi: WorkloadInfo) -> None:
+        for q in self.queues.values():
+            if wi.key in q:
+                q.remove(wi.key)
+        self.state.pop(wi.key, None)
+
+    def heads(self, active: Iterable[str]) -> list[WorkloadInfo]:
+        """One popped head per active ClusterQueue."""
+        self.cycle += 1
+        out = []
+        for name in active:
+            q = self.queues.get(name)
+            if q is None:
+                continue
+            wi = q.pop()
+            if wi is None:
+                continue
+            q.inflight = wi
+            self.state.setdefault(wi.key, QueuedState()).pop_cycle = self.cycle
+            out.append(wi)
+        return out
+
+    def requeue(self, wi: WorkloadInfo, reason: str, now: datetime) -> None:
+        q = self.queues.get(self.cluster_queue_for(wi) or "")
+        if q is None:
+            return
+        q.inflight = None
+        if wi.key in q:
+            return
+        st = self.state.setdefault(wi.key, QueuedState())
+        if q.strategy == "StrictFIFO":
+            immediate = reason != NAMESPACE_MISMATCH
+        else:
+            immediate = reason in IMMEDIATE_BEST_EFFORT
+        if reason in (PENDING_PREEMPTION, "PendingMigration"):
+            q.set_sticky(wi)
+        pending_flavors = wi.last_assignment is not None and wi.last_assignment.pending_flavors()
+        if backoff_expired(wi, now) and (immediate or q.inadmissible_cycle >= st.pop_cycle or pending_flavors):
+            q.push(wi)
+            return
+        q.inadmissible[wi.key] = wi
+        if q.equivalence and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
+            h = st.hash or scheduling_hash(wi)
+            q.inadmissible_hashes[h] = reason
+            for other in list(q.active()):
+                ost = self.state.get(other.key)
+                if ost is not None and (ost.hash or scheduling_hash(other)) == h:
+                    q.remove(other.key)
+                    q.inadmissible[other.key] = other
+
+    def queue_inadmissible(self, names: Iterable[str], now: datetime) -> None:
+        """Move parked workloads back to the heap (capacity freed or queues changed)."""
+        for name in names:
+            q = self.queues.get(name)
+            if q is None:
+                continue
+            q.inadmissible_cycle = self.cycle
+            q.inadmissible_hashes.clear()
+            for key, wi in list(q.inadmissible.items()):
+                if backoff_expired(wi, now):
+                    del q.inadmissible[key]
+                    q.push(wi)
+
+
+def backoff_expired(wi: WorkloadInfo, now: datetime) -> bool:
+    req = wi.obj.condition("Requeued")
+    if req is not None and req.status == "False":
+        return False
+    rs = wi.obj.status.requeue_state
+    if rs is None or rs.requeue_at is None:
+        return True
+    return now >= rs.requeue_at

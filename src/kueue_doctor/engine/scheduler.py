@@ -1,0 +1,427 @@
+"""The scheduling cycle: heads, nomination, ordering, processing, requeueing.
+
+Upstream: pkg/scheduler/scheduler.go (schedule, nominate, getAssignments,
+processEntry, requeueAndUpdate), fair_sharing_iterator.go, flavorassigner/podset_reducer.go.
+Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives in a
+``Snapshot`` that persists across cycles; each cycle's temporary changes are undone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Optional
+
+from ..api import objects as o
+from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
+from .config import EngineConfig
+from .drs import DRS, compare_drs, dominant_resource_share
+from .flavors import FlavorAssigner, ReplacedSlice, label_selector_matches
+from .preemption import Preemptor, Target
+from .queues import (FAILED_AFTER_NOMINATION, GENERIC, NAMESPACE_MISMATCH, NO_FIT as R_NO_FIT, PENDING_PREEMPTION,
+                     PREEMPTION_NO_CANDIDATES, QueueManager)
+from .quota import FR, QuotaNode
+from .snapshot import ClusterQueueSnapshot, Snapshot
+from .workload import WorkloadInfo
+
+# entry status
+NOMINATED, SKIPPED, ASSUMED, NOT_NOMINATED = "nominated", "skipped", "assumed", ""
+
+SLICE_ANNOTATION = "kueue.x-k8s.io/workload-slice-replacement-for"
+
+
+@dataclass
+class Entry:
+    wi: WorkloadInfo
+    cq_name: str
+    assignment: Optional[Assignment] = None
+    targets: list[Target] = field(default_factory=list)
+    status: str = NOT_NOMINATED
+    inadmissible_msg: str = ""
+    requeue_reason: str = GENERIC
+    reason: str = ""          # QuotaReserved=False reason Kueue writes
+    replaced: Optional[ReplacedSlice] = None
+    replaced_key: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.wi.key
+
+
+@dataclass
+class CycleResult:
+    admitted: list[Entry] = field(default_factory=list)
+    preempted: list[Target] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    inadmissible: list[Entry] = field(default_factory=list)
+    preemption_skips: dict[str, int] = field(default_factory=dict)
+
+
+class Scheduler:
+    """Drives cycles over a persistent cache (``snapshot``) and queue manager."""
+
+    def __init__(self, snapshot: Snapshot, queues: QueueManager, config: EngineConfig,
+                 limit_ranges: Optional[dict[str, list[o.LimitRange]]] = None):
+        self.snap = snapshot
+        self.queues = queues
+        self.config = config
+        self.limit_ranges = limit_ranges or {}
+
+    # -- the cycle -----------------------------------------------------------------------
+    def schedule(self, now: datetime) -> CycleResult:
+        res = CycleResult()
+        active = [n for n in sorted(self.snap.cluster_queues)]
+        heads = self.queues.heads(active)
+        if not heads:
+            return res
+        preemptor = Preemptor(self.snap, self.config, now)
+        entries, inadmissible = self.nominate(heads, preemptor, now)
+        res.entries, res.inadmissible = entries, inadmissible
+        undo: list[tuple[QuotaNode, dict[FR, int]]] = []
+        preempted_in_cycle: dict[str, Target] = {}
+        order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
+        for e in order:
+            self.process_entry(e, preemptor, preempted_in_cycle, undo, res, now)
+        for node, usage in reversed(undo):
+            node.remove_usages(usage)
+        for e in res.admitted:
+            self.admit(e, now)
+        for t in res.preempted:
+            t.wi.evicted = True
+            t.wi.preempted_reason = t.reason
+        for e in entries:
+            if e.status != ASSUMED:
+                reason = e.requeue_reason
+                if e.status in (NOMINATED, SKIPPED) and reason == GENERIC:
+                    reason = FAILED_AFTER_NOMINATION
+                self.queues.requeue(e.wi, reason, now)
+        for e in inadmissible:
+            self.queues.requeue(e.wi, e.requeue_reason, now)
+        return res
+
+    # -- nomination ---------------------------------------------------------------------
+    def nominate(self, heads: list[WorkloadInfo], preemptor: Preemptor, now: datetime):
+        entries, inadmissible = [], []
+        for wi in heads:
+            cq_name = self.queues.cluster_queue_for(wi) or ""
+            e = Entry(wi, cq_name)
+            cq = self.snap.cluster_queues.get(cq_name)
+            if cq is None:
+                e.inadmissible_msg = (f"ClusterQueue {cq_name} is inactive" if cq_name in self.snap.inactive
+                                      else f"ClusterQueue {cq_name} not found")
+                e.reason = "Suspended" if cq_name in self.snap.inactive else "Misconfigured"
+                inadmissible.append(e)
+                continue
+            problem = self.admissibility(wi, cq)
+            if problem:
+                e.inadmissible_msg, reason = problem
+                e.requeue_reason = reason
+                e.reason = "Misconfigured"
+                inadmissible.append(e)
+                continue
+            self.find_replaced(e, cq)
+            e.assignment, e.targets = self.get_assignments(wi, cq, preemptor, e.replaced)
+            wi.last_assignment = e.assignment
+            entries.append(e)
+        return entries, inadmissible
+
+    def admissibility(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> Optional[tuple[str, str]]:
+        if self.snap.namespaces:
+            labels = self.snap.namespaces.get(wi.namespace)
+            if labels is None:
+                return f"Could not obtain workload namespace: namespace {wi.namespace} not found", GENERIC
+            if not label_selector_matches(cq.namespace_selector, labels):
+                return "Workload namespace doesn't match ClusterQueue selector", NAMESPACE_MISMATCH
+        problem = invalid_resources(wi.obj, self.limit_ranges.get(wi.namespace, []))
+        if problem:
+            return problem, GENERIC
+        return None
+
+    def find_replaced(self, e: Entry, cq: ClusterQueueSnapshot) -> None:
+        ref = e.wi.obj.meta.annotations.get(SLICE_ANNOTATION)
+        if not ref or not self.config.gate("ElasticJobsViaWorkloadSlices"):
+            return
+        old = cq.workloads.get(ref)
+        if old is None or old.obj.status.admission is None:
+            return
+        flavors = {p.name: p.flavors for p in old.obj.status.admission.pod_set_assignments}
+        e.replaced = ReplacedSlice([(ps.name, ps.count, ps.total(), dict(flavors.get(ps.name, {})))
+                                    for ps in old.pod_sets])
+        e.replaced_key = ref
+
+    def assigner(self, wi, cq, preemptor, replaced=None, nomination=None) -> FlavorAssigner:
+        return FlavorAssigner(wi, cq, self.snap.flavors, self.config, preemptor.simulate, replaced,
+                              nomination=nomination)
+
+    def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
+                        replaced: Optional[ReplacedSlice] = None, nomination=None):
+        fa = self.assigner(wi, cq, preemptor, replaced, nomination)
+        full = fa.assign()
+        mode = full.representative_mode()
+        if mode == FIT:
+            return full, []
+        if mode == PREEMPT:
+            targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption())
+            if targets:
+                return full, targets
+        if self.config.gate("PartialAdmission") and any(
+                ps.min_count is not None and ps.min_count < ps.count for ps in wi.pod_sets):
+            found = self.reduce_pod_sets(wi, cq, fa, preemptor)
+            if found is not None:
+                return found
+        return full, []
+
+    def reduce_pod_sets(self, wi, cq, fa: FlavorAssigner, preemptor: Preemptor):
+        """PodSetReducer.Search: the largest counts (down to minCount) that fit or can preempt."""
+        deltas = [(ps.count - ps.min_count) if ps.min_count is not None and ps.min_count < ps.count else 0
+                  for ps in wi.pod_sets]
+        total = sum(deltas)
+        results: dict[int, tuple] = {}
+
+        def attempt(i: int):
+            if i not in results:
+                counts = [ps.count - (d * i // total) for ps, d in zip(wi.pod_sets, deltas)]
+                a = fa.assign(counts)
+                m = a.representative_mode()
+                ok, targets = False, []
+                if m == FIT:
+                    ok = True
+                elif m == PREEMPT:
+                    targets = preemptor.get_targets(wi, cq, a.usage, a.frs_needing_preemption())
+                    ok = bool(targets)
+                results[i] = (ok, a, targets)
+            return results[i]
+
+        lo, hi = 0, total + 1  # sort.Search over [0, total]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if not attempt(mid)[0]:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo <= total and attempt(lo)[0]:
+            return attempt(lo)[1], attempt(lo)[2]
+        return None
+
+    # -- ordering --------------------------------------------------------------------------
+    def classical_order(self, entries: list[Entry]) -> list[Entry]:
+        prio = self.config.gate("PrioritySortingWithinCohort")
+
+        def key(e: Entry):
+            return (not e.wi.obj.is_true("QuotaReserved"), e.assignment.borrows(),
+                    -e.wi.priority if prio else 0, e.wi.queue_order_timestamp())
+        return sorted(entries, key=key)
+
+    def fair_sharing_order(self, entries: list[Entry]):
+        """The fair-sharing tournament: pop one entry at a time, shares re-read on every pop."""
+        remaining = {e.cq_name: e for e in entries}
+        while remaining:
+            name = min(remaining)
+            cq = self.snap.cluster_queues[name]
+            if cq.node.parent is None:
+                yield remaining.pop(name)
+                continue
+            root = cq.node.root()
+            drs = self._tournament_shares(root, remaining)
+            winner = self._tournament(root, remaining, drs)
+            if winner is None:
+                yield remaining.pop(name)
+                continue
+            yield remaining.pop(winner.cq_name)
+
+    def _tournament_shares(self, root: QuotaNode, remaining: dict[str, Entry]) -> dict[tuple[int, str], DRS]:
+        drs = {}
+        mode = self.config.drs_mode
+        for name, e in remaining.items():
+            cq = self.snap.cluster_queues[name]
+            if cq.node.root() is not root:
+                continue
+            cq.node.add_usages(e.assignment.usage)
+            node = cq.node
+            while node.parent is not None:
+                drs[(id(node.parent), e.key)] = dominant_resource_share(node, None, mode)
+                node = node.parent
+            cq.node.remove_usages(e.assignment.usage)
+        return drs
+
+    def _tournament(self, cohort: QuotaNode, remaining: dict[str, Entry], drs) -> Optional[Entry]:
+        candidates = []
+        for child in cohort.children:
+            if child.is_cq:
+                if child.name in remaining:
+                    candidates.append(remaining[child.name])
+            else:
+                w = self._tournament(child, remaining, drs)
+                if w is not None:
+                    candidates.append(w)
+        best = None
+        for c in candidates:
+            if best is None or self._less(c, best, cohort, drs):
+                best = c
+        return best
+
+    def _less(self, a: Entry, b: Entry, cohort: QuotaNode, drs) -> bool:
+        da, db = drs[(id(cohort), a.key)], drs[(id(cohort), b.key)]
+        if self.config.gate("FairSharingPrioritizeNonBorrowing"):
+            ba = da.is_borrowing_on([fr for fr, v in a.assignment.usage.items() if v > 0])
+            bb = db.is_borrowing_on([fr for fr, v in b.assignment.usage.items() if v > 0])
+            if ba != bb:
+                return not ba
+        c = compare_drs(da, db)
+        if c != 0:
+            return c < 0
+        if self.config.gate("PrioritySortingWithinCohort") and a.wi.priority != b.wi.priority:
+            return a.wi.priority > b.wi.priority
+        return a.wi.queue_order_timestamp() < b.wi.queue_order_timestamp()
+
+    # -- processing --------------------------------------------------------------------------
+    def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[str, Target]) -> bool:
+        for t in removed.values():
+            self.snap.remove_workload(t.wi)
+        ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
+        for t in removed.values():
+            self.snap.add_workload(t.wi, t.cluster_queue)
+        return ok
+
+    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: dict[str, Target],
+                      undo: list, res: CycleResult, now: datetime) -> None:
+        cq = self.snap.cluster_queues[e.cq_name]
+        a = e.assignment
+        mode = a.representative_mode()
+        usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        removed = dict(cycle_targets)
+        removed.update({t.key: t for t in e.targets})
+        fits = self.fits(cq, usage, removed)
+        if any(t.key in cycle_targets for t in e.targets) and \
+                self.config.gate("RecomputeAssignmentUponPreemptionTargetsOverlap"):
+            mode, fits = self._recompute(e, cq, preemptor, cycle_targets)
+            a = e.assignment
+            usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        if mode == NO_FIT:
+            e.requeue_reason = R_NO_FIT
+            e.reason = a.no_fit_reason or "Pending"
+            e.inadmissible_msg = a.message()
+            return
+        if mode == PREEMPT and not e.targets:
+            e.requeue_reason = PREEMPTION_NO_CANDIDATES
+            e.reason = "WaitingForQuota"
+            e.inadmissible_msg = a.message()
+            if cq.preemption.reclaim_within_cohort != "Any":
+                reserve = self.resources_to_reserve(cq, a)
+                cq.node.add_usages(reserve)
+                undo.append((cq.node, reserve))
+            return
+        if mode == DEFERRED_FIT:
+            cq.node.add_usages(usage)
+            undo.append((cq.node, usage))
+            e.requeue_reason = PENDING_PREEMPTION
+            e.reason = "WaitingForPreemptedWorkloads"
+            e.inadmissible_msg = "Waiting for the preempted workloads to release quota"
+            e.wi.last_assignment = None
+            return
+        if any(t.key in cycle_targets for t in e.targets):
+            e.status = SKIPPED
+            e.reason = "WaitingForQuota"
+            e.inadmissible_msg = "Workload has overlapping preemption targets with another workload"
+            res.preemption_skips[cq.name] = res.preemption_skips.get(cq.name, 0) + 1
+            return
+        if not fits:
+            e.status = SKIPPED
+            e.reason = "WaitingForQuota"
+            e.inadmissible_msg = "Workload no longer fits after processing another workload"
+            if mode == PREEMPT:
+                res.preemption_skips[cq.name] = res.preemption_skips.get(cq.name, 0) + 1
+            return
+        for t in e.targets:
+            cycle_targets[t.key] = t
+        cq.node.add_usages(usage)
+        if mode == PREEMPT:
+            undo.append((cq.node, usage))
+            for t in e.targets:
+                if not t.wi.evicted:
+                    res.preempted.append(t)
+            e.requeue_reason = PENDING_PREEMPTION
+            e.reason = "WaitingForPreemptedWorkloads"
+            e.inadmissible_msg = f"{a.message()}. Pending the preemption of {len(e.targets)} workload(s)"
+            e.wi.last_assignment = None
+            return
+        undo.append((cq.node, usage))
+        e.status = ASSUMED
+        res.admitted.append(e)
+
+    def _recompute(self, e: Entry, cq, preemptor, cycle_targets):
+        for t in cycle_targets.values():
+            self.snap.remove_workload(t.wi)
+        nomination = {(i, res): f.name for i, ps in enumerate(e.assignment.pod_sets) for res, f in ps.flavors.items()}
+        try:
+            a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
+        finally:
+            for t in cycle_targets.values():
+                self.snap.add_workload(t.wi, t.cluster_queue)
+        mode = a.representative_mode()
+        if mode == FIT:
+            mode = DEFERRED_FIT
+        e.assignment, e.targets = a, targets
+        removed = dict(cycle_targets)
+        removed.update({t.key: t for t in targets})
+        usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        return mode, self.fits(cq, usage, removed)
+
+    def resources_to_reserve(self, cq: ClusterQueueSnapshot, a: Assignment) -> dict[FR, int]:
+        out = {}
+        node = cq.node
+        for fr, v in a.usage.items():
+            used = node.usage.get(fr, 0)
+            if a.borrowing > 0:
+                bl = node.borrowing_limit(fr)
+                out[fr] = v if bl is None else min(v, node.nominal(fr) + bl - used)
+            else:
+                out[fr] = max(0, min(v, node.nominal(fr) - used))
+        return out
+
+    # -- admission into the cache ---------------------------------------------------------
+    def admit(self, e: Entry, now: datetime) -> None:
+        wi = e.wi
+        usage = {}
+        for ps in e.assignment.pod_sets:
+            for res, f in ps.flavors.items():
+                fr = (f.name, res)
+                usage[fr] = usage.get(fr, 0) + ps.requests.get(res, 0)
+        if e.replaced_key:
+            old = self.snap.cluster_queues[e.cq_name].workloads.get(e.replaced_key)
+            if old is not None:
+                self.snap.remove_workload(old)
+                self.queues.state.pop(old.key, None)
+        wi.usage = usage
+        wi.cluster_queue = e.cq_name
+        wi.quota_reserved_at = now
+        wi.evicted = False
+        wi.last_assignment = None
+        self.snap.add_workload(wi, e.cq_name)
+        q = self.queues.queues.get(e.cq_name)
+        if q is not None:
+            q.inflight = None
+            if q.sticky == wi.key:
+                q.sticky = None
+
+
+def invalid_resources(wl: o.Workload, limit_ranges: list[o.LimitRange]) -> str:
+    """ValidateAdmissibility's resource checks: requests within limits and LimitRanges."""
+    for ps in wl.pod_sets:
+        for c in ps.template.containers + ps.template.init_containers:
+            for res, req in c.requests.items():
+                lim = c.limits.get(res)
+                if lim is not None and req.value > lim.value:
+                    return f"resource validation failed: requests exceed limits for {res} in pod set {ps.name}"
+            for lr in limit_ranges:
+                for item in lr.limits:
+                    if item.type != "Container":
+                        continue
+                    for res, mx in item.max.items():
+                        q = c.requests.get(res) or c.limits.get(res)
+                        if q is not None and q.value > mx.value:
+                            return f"resource validation failed: {res} of container {c.name} exceeds the LimitRange max"
+                    for res, mn in item.min.items():
+                        q = c.requests.get(res)
+                        if q is not None and q.value < mn.value:
+                            return f"resource validation failed: {res} of container {c.name} is below the LimitRange min"
+    return ""
