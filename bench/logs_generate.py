@@ -208,7 +208,7 @@ def junk(w: Writer) -> None:
         w.raw("\n")
     else:
         # CRI splits very long lines; a long garbage field stands in for one.
-        w.raw('{"level":"info","msg":"dump","blob":"%s"}\n' % ("x" * 3_000_000))
+        w.raw('{"level":"info","msg":"dump","blob":"%s"}\n' % ("x" * 5_000_000))
 
 
 def generate(out, size: int, seed: int, start: float) -> int:

@@ -113,6 +113,7 @@ def chunks(stream, stats: ReadStats, name: str, *, size: int = CHUNK,
 
 # --- decoding of candidate lines -------------------------------------------------------------
 
+_DECODER = json.JSONDecoder()
 _CUT = b',"nominatedAssignment":'
 _BORROWING = re.compile(rb'"Borrowing":(\d+)')
 _PREEMPTED_TAIL = b',"preempted":'
@@ -136,8 +137,8 @@ def decode_json(line: bytes) -> dict | None:
                 pass
         line = line[:cut] + b"}"
     try:
-        obj = json.loads(line)
-    except ValueError:
+        obj = _DECODER.decode(line.decode())
+    except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(obj, dict):
         return None

@@ -49,6 +49,7 @@ def _queue_json(q) -> dict:
 
 
 def build_report(stats: ReadStats, ev: Evidence, *, grace: float) -> LogReport:
+    ev.finish()
     health, unhealthy = rules.controller_health(ev)
     found = (rules.stuck_targets(ev) + rules.slow_release(ev, grace) + rules.drs_rounding(ev)
              + rules.head_of_line(ev) + rules.inactive(ev) + unhealthy)

@@ -6,7 +6,7 @@ import re
 from .reader import (CHUNK, MAX_LINE, ReadStats, chunks, decode_console, decode_json, iter_lines,
                      looks_console, open_sources)
 from .report import LogReport, build_report
-from .signatures import NEEDLES, Evidence, _HANDLERS
+from .signatures import MESSAGES, NEEDLES, Evidence, _HANDLERS
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
 _KLOG = re.compile(rb"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$")
@@ -42,22 +42,55 @@ def _scan_chunk(buf: bytes, end: int, stats: ReadStats, ev: Evidence) -> None:
         _scan_slow(buf, end, stats, ev)
         return
     stats.parsed += n
-    starts = set()
-    for needle in NEEDLES:
-        p = buf.find(needle, 0, end)
-        while p >= 0:
+    starts = []
+    # One walk over the "msg" keys: a C-level startswith against every message of interest
+    # costs less than one bytes.find pass per message.
+    find, startswith = buf.find, buf.startswith
+    p = find(_MSG_KEY, 0, end)
+    while p >= 0:
+        m = p + _MSG_LEN
+        if startswith(MESSAGES, m):
             ls = buf.rfind(b"\n", 0, p) + 1
-            le = buf.find(b"\n", p, end)
-            starts.add((ls, le))
-            p = buf.find(needle, le, end)
-    for ls, le in sorted(starts):
+            le = find(b"\n", m, end)
+            keep = _KEEP.get(buf[m:m + 12])
+            if keep is None or keep(buf, m, le):
+                starts.append((ls, le))
+            p = find(_MSG_KEY, le, end)
+        else:
+            p = find(_MSG_KEY, m, end)
+    p = find(_ERROR, 0, end)
+    while p >= 0:
+        le = find(b"\n", p, end)
+        starts.append((p, le))
+        p = find(_ERROR, le, end)
+    starts = sorted(set(starts))
+    for ls, le in starts:
         line = buf[ls:le]
+        if ev.cycle_line(line):
+            continue
         obj = decode_json(line)
         if obj is None:
             stats.parsed -= 1
             stats.malformed += 1
         else:
             ev.feed(obj, line)
+
+
+def _evaluated(buf: bytes, m: int, le: int) -> bool:
+    # Most evaluations are plain admissions without borrowing; look before decoding.
+    p = buf.find(b'"status":"', m, le)
+    if p < 0:
+        return True
+    if not buf.startswith(b'assumed"', p + 10):
+        return not buf.startswith(b'nominated"', p + 10)
+    p = buf.find(b'"Borrowing":', p, le)
+    return p >= 0 and buf[p + 12:p + 13] != b"0"
+
+
+_MSG_KEY = b'"msg":"'
+_MSG_LEN = len(_MSG_KEY)
+_ERROR = b'{"level":"error'
+_KEEP = {b"Workload eva": _evaluated}
 
 
 def _all_json_shaped(buf: bytes, end: int, n: int) -> bool:

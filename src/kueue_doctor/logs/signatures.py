@@ -44,6 +44,7 @@ MSG_SKIP_CQ = "Skipping ClusterQueue"
 MSG_CYCLE = "Scheduling cycle complete"
 OVERLAP = "Workload has overlapping preemption targets with another workload"
 LEADER_WORDS = ("leader lease", "acquired lease", "renew lease", "election lost", "stopped leading")
+_CYCLE_KEY = b'"msg":"Scheduling cycle complete"'
 EXAMPLES = 3
 TIMES_CAP = 100_000
 
@@ -111,6 +112,7 @@ class Evidence:
         self.borrowing: dict[str, float | None] = {}
         self.drs_zero: dict[str, list] = {}
         self.skipped: list = []
+        self.issued: Counter = Counter()
         self.no_candidate_examples: list = []
         self.errors: Counter = Counter()
         self.error_examples: list = []
@@ -126,6 +128,21 @@ class Evidence:
         self.in_window = 0
 
     # --- dispatch -------------------------------------------------------------------------
+
+    def cycle_line(self, line: bytes) -> bool:
+        """Fast path for the one line every cycle writes: only its duration is needed."""
+        if self.since is not None or self.until is not None or _CYCLE_KEY not in line:
+            return False
+        p = line.find(b'"duration":')
+        if p < 0:
+            return False
+        q = line.find(b"}", p)
+        try:
+            d = float(line[p + 11:q])
+        except ValueError:
+            return False
+        self._duration(d)
+        return True
 
     def feed(self, obj: dict, raw: bytes) -> None:
         ts = parse_ts(obj.get("ts"))
@@ -156,6 +173,19 @@ class Evidence:
             del self.leader_events[:-50]
         if low == "starting manager":
             self.restarts += 1
+
+    def finish(self) -> None:
+        """Attribute preemptions to the preemptors' ClusterQueues, now that all lines are read."""
+        for v in self.victims.values():
+            v.preemptor_cqs |= {self.workload_cq[p] for p in v.preemptors if p in self.workload_cq}
+        for (wl, minute), n in self.issued.items():
+            cq = self.workload_cq.get(wl)
+            if cq:
+                q = self.queues[cq]
+                q.preemptions_issued += n
+                if minute is not None:
+                    q.timeline[minute]["preempted"] += n
+        self.issued.clear()
 
     def leader_text(self, text: str, ts: float | None) -> None:
         """klog text lines from client-go's leader election, interleaved with the JSON."""
@@ -270,7 +300,6 @@ class Evidence:
     def _preempted(self, obj, ts, raw):
         target = ref(obj.get("targetWorkload"))
         preemptor = ref(obj.get("preemptingWorkload"))
-        pcq = self.workload_cq.get(preemptor, "")
         v = self._victim(target, ts)
         v.preempted_at = ts if v.preempted_at is None else v.preempted_at
         v.target_cq = ref(obj.get("targetClusterQueue")) or v.target_cq
@@ -279,13 +308,9 @@ class Evidence:
             q = self._queue(v.target_cq, ts)
             q.preempted_from += 1
         v.preemptors.add(preemptor)
-        if pcq:
-            v.preemptor_cqs.add(pcq)
-            q = self._queue(pcq, ts)
-            q.preemptions_issued += 1
-            m = self._minute(ts)
-            if m is not None:
-                q.timeline[m]["preempted"] += 1
+        # The preemptor's ClusterQueue is often only named by lines after this one; resolved in finish().
+        if len(self.issued) < TIMES_CAP:
+            self.issued[(preemptor, self._minute(ts))] += 1
         v.lines += 1
         self._example(v.examples, raw)
 
@@ -294,9 +319,6 @@ class Evidence:
         preemptor = ref(obj.get("preemptingWorkload"))
         v = self._victim(target, ts)
         v.preemptors.add(preemptor)
-        pcq = self.workload_cq.get(preemptor, "")
-        if pcq:
-            v.preemptor_cqs.add(pcq)
         v.lines += 1
         self._cycle(v, obj)
         self._example(v.examples, raw)
@@ -337,11 +359,14 @@ class Evidence:
     def _cycle_done(self, obj, ts, raw):
         d = obj.get("duration")
         if isinstance(d, (int, float)):
-            self.cycles += 1
-            self.cycle_total += d
-            self.cycle_max = max(self.cycle_max, d)
-            if d > 1.0:
-                self.cycle_slow += 1
+            self._duration(d)
+
+    def _duration(self, d: float) -> None:
+        self.cycles += 1
+        self.cycle_total += d
+        self.cycle_max = max(self.cycle_max, d)
+        if d > 1.0:
+            self.cycle_slow += 1
 
     def _error(self, obj, ts, raw):
         msg = str(obj.get("msg"))
@@ -352,6 +377,9 @@ class Evidence:
             self.errors[msg] += 1
         self._example(self.error_examples, raw)
 
+
+_LEADER_MESSAGES = ("attempting to acquire leader lease", "successfully acquired lease",
+                    "failed to renew lease", "leader election lost", "starting manager", "Starting manager")
 
 _HANDLERS = {
     MSG_ADMITTED: Evidence._admitted,
@@ -367,3 +395,6 @@ _HANDLERS = {
     MSG_SKIP_CQ: Evidence._skip_cq,
     MSG_CYCLE: Evidence._cycle_done,
 }
+
+# What the fast path looks for right after '"msg":"' (the closing quote makes the match exact).
+MESSAGES = tuple(m.encode() + b'"' for m in _HANDLERS) + tuple(m.encode() for m in _LEADER_MESSAGES)
