@@ -23,7 +23,8 @@ class TracePod:
     shape: PodShape
 
 
-def _rows(path: str, required: tuple[str, ...]):
+def _rows(path: str, required: tuple[str, ...], what: str):
+    """(line number, name, row) for each data row; the name (first column) must be set."""
     try:
         f = open(path, newline="", encoding="utf-8")
     except OSError as e:
@@ -35,7 +36,17 @@ def _rows(path: str, required: tuple[str, ...]):
         if missing:
             raise InputError(f"missing column(s) {', '.join(missing)}", file=path)
         for line, row in enumerate(reader, start=2):
-            yield line, row
+            name = (row.get(required[0]) or "").strip()
+            if not name:
+                raise InputError(f"empty {what} name", file=f"{path}:{line}", field=required[0])
+            yield line, name, row
+
+
+def _named_sorted(items: list, path: str, what: str) -> list:
+    if not items:
+        raise InputError(f"no {what}s", file=path)
+    items.sort(key=lambda x: x.name)
+    return items
 
 
 def _int(path: str, line: int, row: dict, column: str, *, minimum: int = 0) -> int:
@@ -52,29 +63,20 @@ def _int(path: str, line: int, row: dict, column: str, *, minimum: int = 0) -> i
 def read_nodes(path: str) -> list[NodeShape]:
     """GPU nodes of an openb node list, sorted by name as the simulator sorts them."""
     nodes = []
-    for line, row in _rows(path, NODE_COLUMNS):
-        name = (row.get("sn") or "").strip()
-        if not name:
-            raise InputError("empty node name", file=f"{path}:{line}", field="sn")
+    for line, name, row in _rows(path, NODE_COLUMNS, "node"):
         gpus = _int(path, line, row, "gpu")
         model = (row.get("model") or "").strip()
         nodes.append(NodeShape(name=name, cpu_free=_int(path, line, row, "cpu_milli"),
                                mem_free=_int(path, line, row, "memory_mib"),
                                gpu_free=(GPU_MILLI,) * gpus, model=model,
                                labels=(("gpu-card-model", model),) if model else ()))
-    if not nodes:
-        raise InputError("no nodes", file=path)
-    nodes.sort(key=lambda n: n.name)
-    return nodes
+    return _named_sorted(nodes, path, "node")
 
 
 def read_pods(path: str) -> list[TracePod]:
     """Every row of an openb pod list, sorted by name (string order)."""
     pods = []
-    for line, row in _rows(path, POD_COLUMNS):
-        name = (row.get("name") or "").strip()
-        if not name:
-            raise InputError("empty pod name", file=f"{path}:{line}", field="name")
+    for line, name, row in _rows(path, POD_COLUMNS, "pod"):
         cpu = _int(path, line, row, "cpu_milli") or DEFAULT_CPU_MILLI
         gpus = _int(path, line, row, "num_gpu")
         milli = _int(path, line, row, "gpu_milli")
@@ -83,7 +85,4 @@ def read_pods(path: str) -> list[TracePod]:
         pods.append(TracePod(name, PodShape(cpu=cpu, mem=_int(path, line, row, "memory_mib"),
                                             gpus=gpus if milli else 0, gpu_milli=milli,
                                             models=models)))
-    if not pods:
-        raise InputError("no pods", file=path)
-    pods.sort(key=lambda p: p.name)
-    return pods
+    return _named_sorted(pods, path, "pod")
