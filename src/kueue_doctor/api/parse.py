@@ -13,6 +13,7 @@ import yaml
 
 from ..errors import InputError
 from . import objects as o
+from . import schema
 from .fields import Fields
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -465,6 +466,10 @@ def parse_object(raw: Any) -> Any:
         raise InputError(f"unsupported apiVersion {api_version!r} for {kind} (expected {' or '.join(versions)})",
                          obj=ref, field="apiVersion")
     try:
+        if api_version.startswith(KUEUE_GROUP + "/"):
+            # What the API server would reject is reported as it would report it, before
+            # the parser meets the same field with a less precise message.
+            schema.validate(raw, kind, api_version.rpartition("/")[2])
         obj = parser(Fields(raw), api_version.rpartition("/")[2] if kind != "Event" else api_version)
     except InputError as e:
         raise e.located(obj=ref) from None
