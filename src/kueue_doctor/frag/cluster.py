@@ -64,6 +64,7 @@ class Cluster:
         self.ngpu = np.array([nd.gpus for nd in self.nodes], dtype=np.int64)
         self.capacity_milli = int(self.ngpu.sum()) * GPU_MILLI
         self.idle = self.free.sum(axis=1, dtype=np.int64)
+        self.nfull = (self.free == GPU_MILLI).sum(axis=1)  # untouched GPUs per node
         self.used_milli = self.capacity_milli - int(self.idle.sum())
         kinds: dict[tuple, int] = {}
         self.kind_reps: list[NodeShape] = []
@@ -131,6 +132,7 @@ class Cluster:
             else:
                 row[cnt - n:cnt] -= m
             row[::-1].sort()
+            self.nfull[j] = int((row == GPU_MILLI).sum())
             self.idle[j] -= n * m
             self.used_milli += n * m
             self.tags[j] |= self.tag_bit(pod.affinity_tag())

@@ -79,18 +79,21 @@ class GpuPackingPolicy(Policy):
     def score(self, cl, pod, pid, feas):
         if not pod.wants_gpu:
             return np.zeros(len(cl.cpu), dtype=np.int64)
-        free = cl.free
         n, m = pod.gpus, pod.gpu_milli
-        full = (free == GPU_MILLI).sum(axis=1)
+        full = cl.nfull
+        case3 = np.maximum(33 - full, full)
+        if m == GPU_MILLI:
+            # Whole-GPU pods only ever take untouched GPUs: k = n, so case 1 cannot happen.
+            return np.where(full == cl.ngpu, case3, max(50 - n, 33))
+        free = cl.free
         cnt = (free >= m).sum(axis=1)
         # The n tightest GPUs that fit sit just before position cnt in a descending row.
-        idx = np.clip(cnt[:, None] - n + np.arange(n)[None, :], 0, cl.width - 1)
-        chosen = np.take_along_axis(free, idx, axis=1).astype(np.int64)
+        idx = np.maximum(cnt[:, None] - n + np.arange(n)[None, :], 0)
+        chosen = free[np.arange(len(free))[:, None], idx].astype(np.int64)
         k = (chosen == GPU_MILLI).sum(axis=1)
         case1 = np.maximum(100 - (chosen * 100 // GPU_MILLI).sum(axis=1) // 10, 50)
         case2 = np.maximum(50 - k, 33)
-        case3 = np.maximum(33 - full, full)
-        return np.where(full == cl.ngpu, case3, np.where(k > 0, case2, case1)).astype(np.int64)
+        return np.where(full == cl.ngpu, case3, np.where(k > 0, case2, case1))
 
 
 class GpuClusteringPolicy(Policy):
