@@ -88,7 +88,11 @@ def add_documents(state: ClusterState, docs: Iterable[Any], file: str) -> None:
         if not is_object_document(doc):
             state.skipped["(not a Kubernetes object)"] += 1
             continue
-        for raw in raw_objects(doc):
+        try:
+            raws = list(raw_objects(doc))
+        except InputError as e:
+            raise e.located(file=file) from None
+        for raw in raws:
             try:
                 obj = parse_object(raw)
             except UnknownKind as e:

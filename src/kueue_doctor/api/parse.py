@@ -14,7 +14,7 @@ import yaml
 from ..errors import InputError
 from . import objects as o
 from . import schema
-from .fields import Fields
+from .fields import Fields, _type_name
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_VERSIONS = ("v1beta1", "v1beta2")
@@ -29,7 +29,7 @@ def object_ref(raw: Any) -> str:
     """``Kind/namespace/name`` (or ``Kind/name``) of a decoded object, best effort."""
     if not isinstance(raw, dict):
         return ""
-    kind = raw.get("kind") if isinstance(raw.get("kind"), str) else "?"
+    kind = raw.get("kind") if isinstance(raw.get("kind"), str) and raw.get("kind") else "?"
     meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else "<unnamed>"
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
@@ -89,9 +89,12 @@ def parse_tolerations(f: Fields, key: str = "tolerations") -> list[o.Toleration]
             for t in f.objs(key)]
 
 
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
 def parse_taints(f: Fields, key: str) -> list[o.Taint]:
     return [o.Taint(key=t.str("key", required=True), value=t.str("value"),
-                    effect=t.str("effect", required=True))
+                    effect=t.str("effect", required=True, choices=TAINT_EFFECTS))
             for t in f.objs(key)]
 
 
@@ -401,6 +404,11 @@ def configuration_from_configmap(cm: o.ConfigMap) -> Optional[o.KueueConfigurati
             continue
         try:
             doc = yaml.load(text, Loader=_ConfigLoader)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+            raise InputError(f"{where}invalid YAML in the embedded Configuration: "
+                             f"{e.problem or e.context or 'cannot parse'}", field=f"data.{key}") from None
         except yaml.YAMLError as e:
             raise InputError(f"invalid YAML in the embedded Configuration: {str(e).splitlines()[0]}",
                              field=f"data.{key}") from None
@@ -438,6 +446,11 @@ KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
 }
 
 
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:56] + "..."
+
+
 class UnknownKind(Exception):
     """Not a kind kueue-doctor reads; callers skip and count it."""
 
@@ -446,14 +459,14 @@ def parse_object(raw: Any) -> Any:
     """One decoded object -> model object. Raises InputError (bad) or UnknownKind (skip)."""
     ref = object_ref(raw)
     if not isinstance(raw, dict):
-        raise InputError("not a Kubernetes object (expected a mapping with apiVersion and kind)")
+        raise InputError(f"not a Kubernetes object: got {_type_name(raw)} {_short(raw)} "
+                         "(expected a mapping with apiVersion and kind)")
     api_version, kind = raw.get("apiVersion"), raw.get("kind")
-    if not isinstance(kind, str) or not kind:
-        raise InputError("required field is missing" if kind is None else f"must be a string, got {kind!r}",
-                         obj=ref, field="kind")
-    if not isinstance(api_version, str) or not api_version:
-        raise InputError("required field is missing" if api_version is None else f"must be a string",
-                         obj=ref, field="apiVersion")
+    for key, value in (("kind", kind), ("apiVersion", api_version)):
+        if not isinstance(value, str) or not value:
+            raise InputError("required field is missing" if value is None else
+                             "must not be empty" if value == "" else f"must be a string, got {value!r}",
+                             obj=ref, field=key)
     entry = KINDS.get(kind)
     if entry is None:
         raise UnknownKind(f"{api_version} {kind}")

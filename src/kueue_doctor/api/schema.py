@@ -36,12 +36,20 @@ import re
 from datetime import date, datetime
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Callable, Iterator, Optional
-
-from jsonschema import validators
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+# jsonschema is imported only when an object has failed the fast check (below): importing
+# it costs more than a CLI run on valid input otherwise spends on validation.
+
+
+def _error(message: str, path: tuple = ()) -> "ValidationError":
+    from jsonschema.exceptions import ValidationError
+    return ValidationError(message, path=path)
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 
@@ -202,13 +210,13 @@ LEAVES: dict[str, tuple[Callable[[Any, Any], bool], Callable[[Any, Any], str]]] 
 def _leaf_keyword(ok, message):
     def keyword(validator, limit, instance, schema) -> Iterator[ValidationError]:
         if not ok(limit, instance):
-            yield ValidationError(message(limit, instance))
+            yield _error(message(limit, instance))
     return keyword
 
 
 def _type(validator, expected, instance, schema) -> Iterator[ValidationError]:
     if instance is not None and not validator.is_type(instance, expected):
-        yield ValidationError(f'Invalid value: "{_type_name(instance)}": must be of type {expected}')
+        yield _error(f'Invalid value: "{_type_name(instance)}": must be of type {expected}')
 
 
 def _properties(validator, properties, instance, schema) -> Iterator[ValidationError]:
@@ -237,15 +245,13 @@ def _required(validator, required, instance, schema) -> Iterator[ValidationError
     if isinstance(instance, dict):
         for name in required:
             if instance.get(name) is None:
-                yield ValidationError("Required value", path=(name,))
+                yield _error("Required value", path=(name,))
 
 
 def _is_string(checker, v) -> bool:
     # YAML turns unquoted timestamps into datetime/date; in JSON they would be strings.
     return isinstance(v, (str, datetime, date))
 
-
-_TYPE_CHECKER = validators.Draft4Validator.TYPE_CHECKER.redefine("string", _is_string)
 
 KEYWORDS = {
     "type": _type, "properties": _properties, "additionalProperties": _additional_properties,
@@ -254,10 +260,6 @@ KEYWORDS = {
 }
 
 
-_Validator = validators.create(
-    meta_schema={"$schema": "http://json-schema.org/draft-04/schema#"},
-    validators=KEYWORDS, type_checker=_TYPE_CHECKER, version="kueue-crd",
-)
 
 
 # -- compiling --------------------------------------------------------------------------
@@ -325,7 +327,7 @@ def _all(checks: tuple[Check, ...]) -> Check:
 
 
 def compile_check(schema: dict) -> Check:
-    """A predicate equivalent to running ``_Validator(schema)`` and finding no error."""
+    """A predicate: True exactly when the jsonschema validator of ``schema`` finds no error."""
     checks: list[Check] = []
     for key, value in schema.items():
         if key == "type":
@@ -385,6 +387,8 @@ def compile_check(schema: dict) -> Check:
 
 @lru_cache(maxsize=None)
 def _crd(kind: str) -> Optional[dict]:
+    if not isinstance(kind, str) or not kind.isalpha():  # the kind names a file: no paths
+        return None
     resource = files("kueue_doctor") / "data" / "crds" / f"{kind.lower()}.json"
     if not resource.is_file():
         return None
@@ -392,14 +396,30 @@ def _crd(kind: str) -> Optional[dict]:
 
 
 @lru_cache(maxsize=None)
-def compiled(kind: str, version: str) -> Optional[tuple[Any, Check]]:
-    """(jsonschema validator, fast predicate) for a Kueue kind and version, or None if
+def compiled(kind: str, version: str) -> Optional[tuple[dict, Check]]:
+    """(prepared schema, fast predicate) for a Kueue kind and version, or None if
     Kueue has no schema for it (e.g. Cohort v1alpha1, which parse.py still reads)."""
     crd = _crd(kind)
     if crd is None or version not in crd["versions"]:
         return None
     schema = prepare(crd["versions"][version], kind)
-    return _Validator(schema), compile_check(schema)
+    return schema, compile_check(schema)
+
+
+@lru_cache(maxsize=None)
+def _validator_class():
+    from jsonschema import validators
+    return validators.create(
+        meta_schema={"$schema": "http://json-schema.org/draft-04/schema#"},
+        validators=KEYWORDS, version="kueue-crd",
+        type_checker=validators.Draft4Validator.TYPE_CHECKER.redefine("string", _is_string))
+
+
+@lru_cache(maxsize=None)
+def jsonschema_validator(kind: str, version: str):
+    """The jsonschema validator that describes what is wrong (compiled on first failure)."""
+    c = compiled(kind, version)
+    return None if c is None else _validator_class()(c[0])
 
 
 def field_path(error: ValidationError) -> str:
@@ -418,10 +438,9 @@ def first_error(raw: dict, kind: str, version: str, fast: bool = True) -> Option
     c = compiled(kind, version)
     if c is None:
         return None
-    validator, check = c
-    if fast and check(raw):
+    if fast and c[1](raw):
         return None
-    return next(validator.iter_errors(raw), None)
+    return next(jsonschema_validator(kind, version).iter_errors(raw), None)
 
 
 def validate(raw: dict, kind: str, version: str) -> None:
