@@ -4,31 +4,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..api.quantity import Quantity
+from ..engine.model import AdmissionModel
 from ..engine.scheduler import Scheduler
-from ..engine.snapshot import build_snapshot
-from ..engine.queues import QueueManager
-from ..engine.workload import WorkloadInfo
 from .compare import compare_sets
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
 
-def build(scn: Scenario, cfg):
-    state = prepare_state(scn)
-    snap = build_snapshot(state, cfg)
-    qm = QueueManager(equivalence_hashing=cfg.gate("SchedulingEquivalenceHashing"))
-    for name, cq in state.cluster_queues.items():
-        qm.add_cluster_queue(name, cq.queueing_strategy)
-    for (ns, name), lq in state.local_queues.items():
-        qm.local_queues[(ns, name)] = lq.cluster_queue
-    for wl in state.workloads.values():
-        if wl.is_true("QuotaReserved") or wl.is_true("Finished") or not wl.active:
-            continue
-        qm.add(WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp))
-    limit_ranges = {}
-    for (ns, _), lr in state.limit_ranges.items():
-        limit_ranges.setdefault(ns, []).append(lr)
-    return Scheduler(snap, qm, cfg, limit_ranges)
+def build(scn: Scenario, cfg) -> Scheduler:
+    return AdmissionModel(prepare_state(scn), cfg).scheduler
 
 
 def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:

@@ -105,25 +105,25 @@ def almost_lca(cq_node: QuotaNode, target_node: QuotaNode) -> tuple[QuotaNode, Q
 
 
 def find_candidates(pre: Preemptor, wi: WorkloadInfo, cq: ClusterQueueSnapshot, frs_need: set[FR]):
+    """Candidates per ClusterQueue, each list in CandidatesOrdering."""
     p = cq.preemption
-    found: list[tuple[WorkloadInfo, str]] = []
-    if p.within_cluster_queue not in ("", "Never"):
-        for cand in cq.workloads.values():
-            if uses_resources(cand, frs_need) and satisfies_policy(wi, cand, p.within_cluster_queue):
-                found.append((cand, cq.name))
-    if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
-        for other in pre.snapshot.cluster_queues.values():
-            if other is cq or other.node.root() is not cq.node.root():
-                continue
-            if not any(other.node.borrowing(fr) for fr in frs_need):
-                continue
-            for cand in other.workloads.values():
-                if uses_resources(cand, frs_need) and satisfies_policy(wi, cand, p.reclaim_within_cohort):
-                    found.append((cand, other.name))
-    found.sort(key=lambda c: pre.sort_key(c[0], c[1], cq.name))
     grouped: dict[str, list[WorkloadInfo]] = {}
-    for cand, name in found:
-        grouped.setdefault(name, []).append(cand)
+
+    def collect(source: ClusterQueueSnapshot, policy: str) -> None:
+        found = [c for c in source.sorted_workloads() if c.key in source.workloads
+                 and uses_resources(c, frs_need) and satisfies_policy(wi, c, policy)]
+        if found:
+            grouped[source.name] = found
+
+    if p.within_cluster_queue not in ("", "Never"):
+        collect(cq, p.within_cluster_queue)
+    if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
+        root = cq.node.root()
+        for other in pre.snapshot.cluster_queues.values():
+            if other is cq or other.node.root() is not root:
+                continue
+            if any(other.node.borrowing(fr) for fr in frs_need):
+                collect(other, p.reclaim_within_cohort)
     return grouped
 
 

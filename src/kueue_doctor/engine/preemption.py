@@ -7,6 +7,7 @@ preemption_oracle.go. Reference: kueue-semantics.md §5. Fair sharing: fairshari
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Optional
@@ -62,10 +63,10 @@ def uses_resources(wi: WorkloadInfo, frs: set[FR]) -> bool:
     return any(fr in frs for fr in wi.usage)
 
 
-def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str, now: datetime):
+def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
     """CandidatesOrdering: the first to preempt sorts first."""
-    reserved = wi.quota_reserved_at or now
-    return (not wi.evicted, cq_name == preemptor_cq, wi.priority, -reserved.timestamp(), wi.uid)
+    k = wi.cand_key
+    return (k[0], cq_name == preemptor_cq) + k[1:]
 
 
 class Preemptor:
@@ -73,18 +74,31 @@ class Preemptor:
         self.snapshot = snapshot
         self.config = config
         self.now = now
+        # The flavor assigner's oracle and the nomination that follows often ask the very same
+        # question of an unchanged snapshot (one flavor, one resource); answer it once.
+        self._memo: Optional[tuple] = None
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
-                    frs_need: set[FR]) -> list[Target]:
+                    frs_need: set[FR], memo: bool = False) -> list[Target]:
+        key = (wi.key, cq.name, tuple(sorted(usage.items())), tuple(sorted(frs_need)))
+        if memo and self._memo is not None and self._memo[0] == key:
+            return list(self._memo[1])
         if self.config.fair_sharing:
             from .fairsharing import fair_preemptions
-            return fair_preemptions(self, wi, cq, usage, frs_need)
-        return self.classical(wi, cq, usage, frs_need)
+            targets = fair_preemptions(self, wi, cq, usage, frs_need)
+        else:
+            targets = self.classical(wi, cq, usage, frs_need)
+        self._memo = (key, list(targets)) if memo else None
+        return targets
+
+    def forget(self) -> None:
+        """Drop the remembered answer once the snapshot changes."""
+        self._memo = None
 
     def simulate(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, fr: FR, val: int) -> tuple[int, int]:
         """The preemption oracle of flavor assignment: can preemption make ``val`` of ``fr`` fit?"""
-        targets = self.get_targets(wi, cq, {fr: val}, {fr})
+        targets = self.get_targets(wi, cq, {fr: val}, {fr}, memo=True)
         if not targets:
             return NO_CANDIDATES, cq.node.find_height(fr, val)[0]
         for t in targets:
@@ -97,7 +111,7 @@ class Preemptor:
 
     # -- shared helpers ------------------------------------------------------------------
     def sort_key(self, wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
-        return candidate_sort_key(wi, cq_name, preemptor_cq, self.now)
+        return candidate_sort_key(wi, cq_name, preemptor_cq)
 
     def workload_fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
@@ -127,23 +141,23 @@ class Preemptor:
     def classical(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
                   frs_need: set[FR]) -> list[Target]:
         snap = self.snapshot
-        hierarchy, priority, same_cq = self._classical_candidates(wi, cq, usage, frs_need)
         p = cq.preemption
-        no_other = not hierarchy and not priority
         bwc_off = p.borrow_within_cohort is None or p.borrow_within_cohort.policy in ("", "Never")
         under_nominal = all(cq.node.usage.get(fr, 0) < cq.node.nominal(fr) for fr in frs_need)
+        streams = self._classical_streams(wi, cq, usage, frs_need)
+        has_hierarchy = streams[0].peek() is not None
+        no_other = not has_hierarchy and streams[1].peek() is None
         if no_other or (bwc_off and not under_nominal):
             attempts = [True]
-        elif bwc_off and not hierarchy:
+        elif bwc_off and not has_hierarchy:
             attempts = [False, True]
         else:
             attempts = [True, False]
-        evicted = [c for lst in (hierarchy, priority, same_cq) for c in lst if c[0].evicted]
-        fresh = [c for lst in (hierarchy, priority, same_cq) for c in lst if not c[0].evicted]
-        sequence = evicted + fresh
-        for allow_borrowing in attempts:
+        for n, allow_borrowing in enumerate(attempts):
+            if n:
+                streams = self._classical_streams(wi, cq, usage, frs_need)
             removed: list[Target] = []
-            for cand, variant, lca, cand_cq in sequence:
+            for cand, variant, lca, cand_cq in _candidate_sequence(streams):
                 if not self._valid(cand, variant, lca, cand_cq, allow_borrowing, frs_need):
                     continue
                 snap.remove_workload(cand)
@@ -157,13 +171,14 @@ class Preemptor:
                 snap.add_workload(t.wi, t.cluster_queue)
         return []
 
-    def _classical_candidates(self, wi, cq, usage, frs_need):
+    def _classical_streams(self, wi, cq, usage, frs_need):
+        """Hierarchy, priority and same-queue candidates, each lazily in CandidatesOrdering."""
         p = cq.preemption
-        same_cq = []
+        same = []
         if p.within_cluster_queue not in ("", "Never"):
-            for cand in cq.workloads.values():
-                if uses_resources(cand, frs_need) and satisfies_policy(wi, cand, p.within_cluster_queue):
-                    same_cq.append((cand, WITHIN_CQ, None, cq))
+            same = [(c, WITHIN_CQ, None, cq) for c in cq.sorted_workloads()
+                    if c.key in cq.workloads and uses_resources(c, frs_need)
+                    and satisfies_policy(wi, c, p.within_cluster_queue)]
         hierarchy, priority = [], []
         if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
             adv, remaining = cq.node.quantities_fit_in_quota(usage)
@@ -171,15 +186,20 @@ class Preemptor:
             for s in cq.node.ancestors():
                 bucket = hierarchy if adv else priority
                 for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
-                    for cand in cand_cq.workloads.values():
-                        variant = self._classify(wi, cand, cq, adv, frs_need)
-                        if variant is not None:
-                            bucket.append((cand, variant, s, cand_cq))
+                    bucket.append(self._reclaim_candidates(wi, cq, cand_cq, adv, s, frs_need))
                 fits, remaining = s.quantities_fit_in_quota(remaining)
                 adv = adv or fits
                 prev = s
-        key = lambda c: self.sort_key(c[0], c[3].name, cq.name)  # noqa: E731
-        return sorted(hierarchy, key=key), sorted(priority, key=key), sorted(same_cq, key=key)
+        return (_Stream(heapq.merge(*hierarchy, key=_first_key)), _Stream(heapq.merge(*priority, key=_first_key)),
+                _Stream(iter(same)))
+
+    def _reclaim_candidates(self, wi, cq, cand_cq, adv, lca, frs_need):
+        for cand in cand_cq.sorted_workloads():
+            if cand.key not in cand_cq.workloads:
+                continue
+            variant = self._classify(wi, cand, cq, adv, frs_need)
+            if variant is not None:
+                yield cand, variant, lca, cand_cq
 
     def _borrowing_cqs_under(self, s: QuotaNode, skip: QuotaNode, cq: ClusterQueueSnapshot,
                              frs_need: set[FR]) -> list[ClusterQueueSnapshot]:
@@ -222,3 +242,38 @@ class Preemptor:
                 return False
             n = n.parent
         return True
+
+
+def _first_key(c) -> tuple:
+    return c[0].cand_key
+
+
+class _Stream:
+    """An iterator one can peek at."""
+
+    __slots__ = ("_it", "_head")
+    _EMPTY = object()
+
+    def __init__(self, it):
+        self._it = it
+        self._head = self._EMPTY
+
+    def peek(self):
+        if self._head is self._EMPTY:
+            self._head = next(self._it, None)
+        return self._head
+
+    def pop(self):
+        v = self.peek()
+        self._head = self._EMPTY
+        return v
+
+
+def _candidate_sequence(streams):
+    """Evicted candidates of each class first (hierarchy, priority, same queue), then the rest."""
+    for st in streams:
+        while st.peek() is not None and st.peek()[0].evicted:
+            yield st.pop()
+    for st in streams:
+        while st.peek() is not None:
+            yield st.pop()

@@ -23,7 +23,7 @@ class Quota:
 class QuotaNode:
     """A ClusterQueue or a Cohort in the tree."""
 
-    __slots__ = ("name", "is_cq", "parent", "children", "quotas", "subtree", "usage", "weight")
+    __slots__ = ("name", "is_cq", "parent", "children", "quotas", "subtree", "usage", "weight", "local")
 
     def __init__(self, name: str, is_cq: bool, quotas: dict[FR, Quota], weight: float = 1.0):
         self.name = name
@@ -34,6 +34,7 @@ class QuotaNode:
         self.subtree: dict[FR, int] = {}
         self.usage: dict[FR, int] = {}
         self.weight = weight
+        self.local: dict[FR, int] = {}   # localQuota per fr, derived in recompute_subtree
 
     # -- structure -----------------------------------------------------------------
     def has_parent(self) -> bool:
@@ -68,10 +69,11 @@ class QuotaNode:
 
     # -- static aggregation --------------------------------------------------------
     def local_quota(self, fr: FR) -> int:
-        q = self.quotas.get(fr)
-        if q is not None and q.lending_limit is not None:
-            return max(0, self.subtree.get(fr, 0) - q.lending_limit)
-        return 0
+        return self.local.get(fr, 0)
+
+    def _derive_local(self) -> None:
+        self.local = {fr: max(0, self.subtree.get(fr, 0) - q.lending_limit)
+                      for fr, q in self.quotas.items() if q.lending_limit is not None}
 
     def nominal(self, fr: FR) -> int:
         q = self.quotas.get(fr)
@@ -83,26 +85,30 @@ class QuotaNode:
 
     # -- usage -----------------------------------------------------------------------
     def local_available(self, fr: FR) -> int:
-        return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
+        return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
 
     def add_usage(self, fr: FR, v: int) -> None:
         n = self
         while True:
-            la = n.local_available(fr)
-            n.usage[fr] = n.usage.get(fr, 0) + v
+            used = n.usage.get(fr, 0)
+            la = n.local.get(fr, 0) - used
+            n.usage[fr] = used + v
             if n.parent is None or v <= la:
                 return
-            v -= la
+            if la > 0:
+                v -= la
             n = n.parent
 
     def remove_usage(self, fr: FR, v: int) -> None:
         n = self
         while True:
-            stored = n.usage.get(fr, 0) - n.local_quota(fr)
-            n.usage[fr] = n.usage.get(fr, 0) - v
+            used = n.usage.get(fr, 0)
+            stored = used - n.local.get(fr, 0)
+            n.usage[fr] = used - v
             if stored <= 0 or n.parent is None:
                 return
-            v = min(v, stored)
+            if stored < v:
+                v = stored
             n = n.parent
 
     def add_usages(self, usage: dict[FR, int]) -> None:
@@ -185,6 +191,7 @@ def recompute_subtree(node: QuotaNode) -> None:
     """SubtreeQuota bottom-up (updateCohortResourceNode + accumulateFromChild)."""
     if node.is_cq:
         node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
+        node._derive_local()
         return
     sub = {fr: q.nominal for fr, q in node.quotas.items()}
     for c in node.children:
@@ -192,6 +199,7 @@ def recompute_subtree(node: QuotaNode) -> None:
         for fr, v in c.subtree.items():
             sub[fr] = sub.get(fr, 0) + v - c.local_quota(fr)
     node.subtree = sub
+    node._derive_local()
 
 
 def recompute_usage(node: QuotaNode) -> None:

@@ -88,6 +88,7 @@ class Scheduler:
         for t in res.preempted:
             t.wi.evicted = True
             t.wi.preempted_reason = t.reason
+            self.snap.cluster_queues[t.cluster_queue].changed()
         for e in entries:
             if e.status != ASSUMED:
                 reason = e.requeue_reason
@@ -160,7 +161,8 @@ class Scheduler:
         if mode == FIT:
             return full, []
         if mode == PREEMPT:
-            targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption())
+            targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
+            preemptor.forget()
             if targets:
                 return full, targets
         if self.config.gate("PartialAdmission") and any(
@@ -275,6 +277,10 @@ class Scheduler:
 
     # -- processing --------------------------------------------------------------------------
     def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[str, Target]) -> bool:
+        # victims in other cohort trees cannot change what this queue can use
+        root = cq.node.root()
+        removed = {k: t for k, t in removed.items()
+                   if self.snap.cluster_queues[t.cluster_queue].node.root() is root}
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
@@ -349,12 +355,14 @@ class Scheduler:
         res.admitted.append(e)
 
     def _recompute(self, e: Entry, cq, preemptor, cycle_targets):
+        preemptor.forget()
         for t in cycle_targets.values():
             self.snap.remove_workload(t.wi)
         nomination = {(i, res): f.name for i, ps in enumerate(e.assignment.pod_sets) for res, f in ps.flavors.items()}
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
+            preemptor.forget()
             for t in cycle_targets.values():
                 self.snap.add_workload(t.wi, t.cluster_queue)
         mode = a.representative_mode()
@@ -389,14 +397,14 @@ class Scheduler:
         if e.replaced_key:
             old = self.snap.cluster_queues[e.cq_name].workloads.get(e.replaced_key)
             if old is not None:
-                self.snap.remove_workload(old)
+                self.snap.remove_workload(old, lasting=True)
                 self.queues.state.pop(old.key, None)
         wi.usage = usage
         wi.cluster_queue = e.cq_name
         wi.quota_reserved_at = now
         wi.evicted = False
         wi.last_assignment = None
-        self.snap.add_workload(wi, e.cq_name)
+        self.snap.add_workload(wi, e.cq_name, lasting=True)
         q = self.queues.queues.get(e.cq_name)
         if q is not None:
             q.inflight = None

@@ -41,7 +41,8 @@ def weight_of(q: Optional[o.Quantity]) -> float:
 
 class ClusterQueueSnapshot:
     __slots__ = ("name", "obj", "node", "groups", "workloads", "active", "inactive_reason",
-                 "fungibility", "preemption", "strategy", "namespace_selector", "allocatable_generation")
+                 "fungibility", "preemption", "strategy", "namespace_selector", "allocatable_generation",
+                 "_sorted")
 
     def __init__(self, obj: o.ClusterQueue, node: QuotaNode):
         self.name = obj.meta.name
@@ -57,6 +58,17 @@ class ClusterQueueSnapshot:
         self.strategy = obj.queueing_strategy
         self.namespace_selector = obj.namespace_selector
         self.allocatable_generation = 0
+        self._sorted: Optional[list[WorkloadInfo]] = None
+
+    def sorted_workloads(self) -> list[WorkloadInfo]:
+        """Admitted workloads in preemption-candidate order (cached until a lasting change)."""
+        if self._sorted is None:
+            self._sorted = sorted(self.workloads.values(), key=_cand_key)
+        return self._sorted
+
+    def changed(self) -> None:
+        self._sorted = None
+        self.allocatable_generation += 1
 
     def group_for(self, resource: str) -> Optional[FlavorGroup]:
         for g in self.groups:
@@ -75,6 +87,10 @@ class ClusterQueueSnapshot:
         return f"ClusterQueueSnapshot({self.name})"
 
 
+def _cand_key(wi: WorkloadInfo):
+    return wi.cand_key
+
+
 class Snapshot:
     def __init__(self) -> None:
         self.cluster_queues: dict[str, ClusterQueueSnapshot] = {}
@@ -85,16 +101,22 @@ class Snapshot:
         self.workload_cq: dict[str, str] = {}
 
     # -- workloads -----------------------------------------------------------------
-    def add_workload(self, wi: WorkloadInfo, cq_name: Optional[str] = None) -> None:
+    def add_workload(self, wi: WorkloadInfo, cq_name: Optional[str] = None, lasting: bool = False) -> None:
+        """Add a workload's usage. Temporary changes (the default) must be undone by the caller
+        before the cycle ends; ``lasting`` ones (admission) refresh the cached orderings."""
         cq = self.cluster_queues[cq_name or wi.cluster_queue]
         cq.workloads[wi.key] = wi
         cq.node.add_usages(wi.usage)
         self.workload_cq[wi.key] = cq.name
+        if lasting:
+            cq.changed()
 
-    def remove_workload(self, wi: WorkloadInfo) -> None:
+    def remove_workload(self, wi: WorkloadInfo, lasting: bool = False) -> None:
         cq = self.cluster_queues[self.workload_cq.pop(wi.key)]
         del cq.workloads[wi.key]
         cq.node.remove_usages(wi.usage)
+        if lasting:
+            cq.changed()
 
     def cq_of(self, wi: WorkloadInfo) -> ClusterQueueSnapshot:
         return self.cluster_queues[self.workload_cq[wi.key]]
