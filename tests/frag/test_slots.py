@@ -44,3 +44,5 @@ def test_eligibility_by_model_labels_and_taints():
     labelled = PodShape(cpu=1, node_labels=(("pool", "x"),))
     assert [eligible(n, labelled) for n in (a, b)] == [True, False]
     assert count_slots([a, b], tolerant).eligible_nodes == 1
+    everything = PodShape(cpu=1, tolerations=("",))  # operator Exists without a key
+    assert eligible(b, everything) and not eligible(b, PodShape(cpu=1, tolerations=("other",)))

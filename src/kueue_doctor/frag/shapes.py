@@ -100,6 +100,8 @@ def eligible(node: NodeShape, pod: PodShape) -> bool:
         labels = dict(node.labels)
         if any(labels.get(k) != v for k, v in pod.node_labels):
             return False
+    if "" in pod.tolerations:  # an empty key with operator Exists tolerates every taint
+        return True
     for taint in node.taints:
         key_value = taint.rsplit(":", 1)[0]
         key = key_value.split("=", 1)[0]
