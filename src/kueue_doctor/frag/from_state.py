@@ -161,7 +161,8 @@ class _Key:
     flavor: str
 
 
-def queue_demands(state: ClusterState, cluster_queue: str) -> list[Demand]:
+def queue_demands(state: ClusterState, cluster_queue: str,
+                  now: Optional[list[NodeShape]] = None) -> list[Demand]:
     """Pending pods of a ClusterQueue grouped by shape, each on the flavor with most slots.
 
     Kueue assigns one flavor per pod set, so a shape is counted against the single flavor
@@ -171,7 +172,8 @@ def queue_demands(state: ClusterState, cluster_queue: str) -> list[Demand]:
     if cq is None:
         return []
     lq_to_cq = {key: lq.cluster_queue for key, lq in state.local_queues.items()}
-    now, _, _ = node_shapes(state)
+    if now is None:
+        now = node_shapes(state)[0]
     counts: dict[_Key, int] = defaultdict(int)
     sources: dict[_Key, list[str]] = defaultdict(list)
     for (ns, name), w in sorted(state.workloads.items()):
@@ -198,6 +200,6 @@ def queue_fragmentation(state: ClusterState, cluster_queue: str,
     """Step 2 for one ClusterQueue: per pending shape, its free slots, the verdict (cause
     ``fragmentation`` when resources are free in total but no node has room for the shape),
     and how many slots each placement policy would have left had it placed the running pods."""
-    demands = queue_demands(state, cluster_queue)
     now, empty, running = node_shapes(state)
+    demands = queue_demands(state, cluster_queue, now)
     return diagnose(now, demands, running, empty, policies, seed)
