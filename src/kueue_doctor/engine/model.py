@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Optional
 
 from ..api.state import ClusterState
 from .config import EngineConfig
@@ -41,3 +42,41 @@ class AdmissionModel:
 
     def cycle(self, now: datetime) -> CycleResult:
         return self.scheduler.schedule(now)
+
+    # -- lifecycle events (what Kueue's controllers do between cycles) --------------------------
+    def submit(self, wl) -> WorkloadInfo:
+        """A new pending workload."""
+        wi = self.info(wl)
+        if not self.queues.add(wi):
+            self.unqueued.append(wi)
+        return wi
+
+    def _tree_queues(self, cq_name: str) -> list[str]:
+        cq = self.snapshot.cluster_queues.get(cq_name)
+        if cq is None:
+            return [cq_name]
+        root = cq.node.root()
+        return [n for n, c in self.snapshot.cluster_queues.items() if c.node.root() is root]
+
+    def release(self, key: str, now: datetime, requeue: bool) -> Optional[WorkloadInfo]:
+        """Quota released: a workload finished (``requeue`` False) or an evicted one stopped running
+        (``requeue`` True, it queues again). Parked workloads of the cohort tree are retried."""
+        cq_name = self.snapshot.workload_cq.get(key)
+        if cq_name is None:
+            return None
+        cq = self.snapshot.cluster_queues[cq_name]
+        wi = cq.workloads[key]
+        self.snapshot.remove_workload(wi, lasting=True)
+        wi.usage = {}
+        wi.cluster_queue = ""
+        wi.quota_reserved_at = None
+        if requeue:
+            wi.evicted = False
+            self.queues.add(wi)
+        else:
+            self.queues.delete(wi)
+        self.queues.queue_inadmissible(self._tree_queues(cq_name), now)
+        return wi
+
+    def admitted(self) -> list[WorkloadInfo]:
+        return list(self.snapshot.all_workloads())
