@@ -1,6 +1,8 @@
 """The one entry point, ``kueue-doctor``, with one sub-command per job."""
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import sys
 
 import click
@@ -8,15 +10,52 @@ import click
 from . import __version__
 from .errors import InputError
 
+# name -> module under kueue_doctor.commands that defines ``command``. Modules are imported
+# only when their command runs (or for --help), so a quick command does not pay for numpy.
+COMMANDS = {
+    "validate": "validate",
+    "conformance": "conformance",
+    "simulate": "simulate",
+    "demo": "demo",
+    "logs": "logs",
+    "frag": "frag",
+}
+SUMMARIES = {
+    "validate": "Read YAML/JSON object files or folders and check every object.",
+    "conformance": "Run upstream Kueue's unit-test cases against the engine.",
+    "simulate": "Run a simulation scenario or Kueue's perf-test config.",
+    "demo": "Reproduce the three production failures, affected vs fixed release.",
+    "logs": "Scan Kueue controller logs for known failure signatures.",
+    "frag": "GPU fragmentation: trace replay and placement-policy comparison.",
+}
+
 
 class Group(click.Group):
-    """Turns bad input into one line on stderr and exit status 2, never a traceback."""
+    """Lazy sub-commands; bad input becomes one line on stderr and exit status 2, never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n in COMMANDS if importlib.util.find_spec(f"kueue_doctor.commands.{COMMANDS[n]}")]
+
+    def get_command(self, ctx: click.Context, name: str):
+        if name not in COMMANDS:
+            return None
+        try:
+            module = importlib.import_module(f"kueue_doctor.commands.{COMMANDS[name]}")
+        except ModuleNotFoundError:
+            return None
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, SUMMARIES.get(n, "")) for n in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except InputError as e:
-            click.echo(f"kueue-doctor: {e}", err=True)
+            click.echo(str(e), err=True)
             sys.exit(2)
         except BrokenPipeError:
             sys.exit(1)
@@ -26,17 +65,6 @@ class Group(click.Group):
 @click.version_option(__version__, prog_name="kueue-doctor")
 def cli() -> None:
     """Find Kueue guarantee violations and explain them."""
-
-
-def _register() -> None:
-    # Each command lives in its own module under kueue_doctor.commands.
-    from .commands import conformance, frag, logs, validate
-
-    for module in (validate, conformance, frag, logs):
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main() -> None:

@@ -117,6 +117,7 @@ class ClusterQueueQueue:
 class QueueManager:
     """All ClusterQueues' pending workloads; LocalQueues route workloads to them."""
     equivalence_hashing: bool = True
+    sticky_preemptor: bool = True   # BestEffortFIFO keeps a waiting preemptor at the head (v0.15+)
     queues: dict[str, ClusterQueueQueue] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     state: dict[str, QueuedState] = field(default_factory=dict)
@@ -178,7 +179,7 @@ class QueueManager:
             immediate = reason != NAMESPACE_MISMATCH
         else:
             immediate = reason in IMMEDIATE_BEST_EFFORT
-        if reason in (PENDING_PREEMPTION, "PendingMigration"):
+        if reason in (PENDING_PREEMPTION, "PendingMigration") and self.sticky_preemptor:
             q.set_sticky(wi)
         pending_flavors = wi.last_assignment is not None and wi.last_assignment.pending_flavors()
         if backoff_expired(wi, now) and (immediate or q.inadmissible_cycle >= st.pop_cycle or pending_flavors):
