@@ -49,3 +49,16 @@ def test_vectorised_measure_matches_reference(sample_paths):
     want = np.array([node_fragmentation(n, typical) for n in nodes])
     assert np.allclose(got, want, atol=1e-6)
     assert abs(cl.frag_total - want.sum()) < 1e-6
+
+
+def test_label_constrained_shapes_see_other_pools_as_no_access():
+    pinned = PodShape(1000, gpus=1, gpu_milli=1000, node_labels=(("pool", "a"),))
+    free = PodShape(1000, gpus=1, gpu_milli=1000)
+    typical = typical_shapes([pinned] * 3 + [free])
+    assert [t.count for t in typical] == [3, 1]  # same CPU/GPU, kept apart by the label
+    a = NodeShape("a", 8000, 1, (1000, 1000), "X", labels=(("pool", "a"),))
+    b = NodeShape("b", 8000, 1, (1000, 1000), "X", labels=(("pool", "b"),))
+    assert node_fragmentation(a, typical) == 0
+    assert node_breakdown(b, typical)["no_access"] == 0.75 * 2000
+    cl = Cluster([a, b], typical=typical)
+    assert np.allclose(cl.model.frag(cl.cpu, cl.free, cl.kind), [0, 1500])

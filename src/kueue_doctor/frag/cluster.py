@@ -76,6 +76,7 @@ class Cluster:
                 self.kind_reps.append(nd)
             kind.append(kinds[key])
         self.kind = np.array(kind, dtype=np.int64)
+        self._any_taints = any(nd.taints for nd in self.kind_reps)
         self.tags = np.zeros(n, dtype=np.int64)  # GpuClustering: bit set per affinity tag present
         self._tag_bits: dict[str, int] = {}
         self._elig: dict[tuple, np.ndarray] = {}
@@ -99,7 +100,7 @@ class Cluster:
             if pod.gpus > self.width:
                 return np.zeros(len(self.cpu), dtype=bool)
             mask &= self.free[:, pod.gpus - 1] >= pod.gpu_milli
-        if pod.wants_gpu or pod.node_labels or pod.tolerations or any(nd.taints for nd in self.kind_reps):
+        if pod.wants_gpu or pod.node_labels or self._any_taints:
             mask &= self.eligible_mask(pod)
         return mask
 
