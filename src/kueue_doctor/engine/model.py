@@ -25,6 +25,7 @@ class AdmissionModel:
         for (ns, name), lq in state.local_queues.items():
             if lq.stop_policy in ("", "None"):
                 self.queues.local_queues[(ns, name)] = lq.cluster_queue
+        self.dirty: set[str] = set()           # ClusterQueues whose parked workloads get retried
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
         for wl in state.workloads.values():
             if wl.is_true("QuotaReserved") or wl.is_true("Finished") or not wl.active:
@@ -41,6 +42,9 @@ class AdmissionModel:
         return WorkloadInfo(wl, self.config.gate("ReclaimablePods"), self.config.requeuing_timestamp)
 
     def cycle(self, now: datetime) -> CycleResult:
+        if self.dirty:
+            self.queues.queue_inadmissible(sorted(self.dirty), now)
+            self.dirty.clear()
         return self.scheduler.schedule(now)
 
     # -- lifecycle events (what Kueue's controllers do between cycles) --------------------------
@@ -75,7 +79,8 @@ class AdmissionModel:
             self.queues.add(wi)
         else:
             self.queues.delete(wi)
-        self.queues.queue_inadmissible(self._tree_queues(cq_name), now)
+        # Kueue batches these requeues (1 s); ours are coalesced until the next cycle.
+        self.dirty.update(self._tree_queues(cq_name))
         return wi
 
     def admitted(self) -> list[WorkloadInfo]:

@@ -1,0 +1,1 @@
+"""A deterministic discrete-event simulator that drives the engine through time."""

@@ -1,0 +1,117 @@
+"""What a simulation measures: admissions, preemptions, time to admission, usage, violations."""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from ..guarantee import evaluate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .simulator import SimWorkload, Simulator
+
+
+def primary_resource(resources: list[str]) -> str:
+    """The resource a queue's usage % is reported on: its GPUs if it has any, else cpu."""
+    for r in resources:
+        if "gpu" in r.lower():
+            return r
+    return "cpu" if "cpu" in resources else (resources[0] if resources else "")
+
+
+class Recorder:
+    def __init__(self, sim: "Simulator"):
+        self.sim = sim
+        self.admissions: dict[str, int] = defaultdict(int)
+        self.preemptions: dict[str, int] = defaultdict(int)
+        self.series: dict[str, list[list]] = defaultdict(list)   # cq -> [t, used, nominal, pendingFits, violated]
+        self.violation_seconds: dict[str, float] = defaultdict(float)
+        self.usage_integral: dict[str, float] = defaultdict(float)
+        self.last_sample: float | None = None
+        self.last_violated: dict[str, bool] = {}
+        self.last_usage: dict[str, float] = {}
+
+    def admission(self, sw: "SimWorkload") -> None:
+        self.admissions[sw.cluster_queue] += 1
+
+    def preemption(self, sw: "SimWorkload") -> None:
+        self.preemptions[sw.cluster_queue] += 1
+
+    def sample(self, final: bool = False) -> None:
+        sim = self.sim
+        t = sim.now
+        if self.last_sample is not None:
+            dt = t - self.last_sample
+            for cq, v in self.last_violated.items():
+                if v:
+                    self.violation_seconds[cq] += dt
+            for cq, u in self.last_usage.items():
+                self.usage_integral[cq] += u * dt
+        if final and self.last_sample == t:
+            return
+        self.last_sample = t
+        now = sim.dt(t)
+        min_wait = timedelta(seconds=sim.settings.min_wait)
+        not_running = defaultdict(list)
+        for sw in sim.workloads.values():
+            if sw.state == "reserved" and sw.cluster_queue:
+                wi = sim.model.snapshot.cluster_queues[sw.cluster_queue].workloads.get(sw.key)
+                if wi is not None:
+                    not_running[sw.cluster_queue].append((wi, sim.dt(sw.waiting_since)))
+        for name, cq in sim.model.snapshot.cluster_queues.items():
+            q = sim.model.queues.queues.get(name)
+            pending = q.active() + list(q.inadmissible.values()) if q is not None else []
+            g = evaluate(cq, pending, now, min_wait, not_running.get(name, ()))
+            res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
+            used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
+            nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)
+            fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)
+            self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
+            self.last_violated[name] = g.violated
+            self.last_usage[name] = (used / nominal * 100.0) if nominal else 0.0
+
+    def summary(self) -> dict:
+        sim = self.sim
+        span = max(sim.now, 1e-9)
+        hours = span / 3600.0
+        classes: dict[str, list[float]] = defaultdict(list)
+        counts: dict[str, int] = defaultdict(int)
+        created = admitted = finished = preempted = 0
+        for sw in sim.workloads.values():
+            created += 1
+            counts[sw.spec.klass] += 1
+            if sw.first_admitted_at is not None:
+                admitted += 1
+                classes[sw.spec.klass].append((sw.first_admitted_at - sw.spec.at) * 1000.0)
+            if sw.finished_at is not None:
+                finished += 1
+            if sw.preemptions:
+                preempted += 1
+        cqs = {}
+        for name in sorted(set(sim.model.snapshot.cluster_queues)):
+            cqs[name] = {
+                "avgUsagePercent": round(self.usage_integral[name] / span, 3),
+                "violationSeconds": round(self.violation_seconds[name], 3),
+                "admissionsPerHour": round(self.admissions[name] / hours, 3),
+                "preemptionsPerHour": round(self.preemptions[name] / hours, 3),
+                "admissions": self.admissions[name],
+                "preemptions": self.preemptions[name],
+            }
+        return {
+            "scenario": sim.scn.name,
+            "kueue": {"version": sim.kueue.label, "featureGates": dict(sorted(sim.scn.gates.items())),
+                      "fastPodQuotaRelease": sim.kueue.fast_pod_release,
+                      "stuckPodFix": sim.kueue.stuck_pod_fix, "drs": sim.kueue.drs_mode},
+            "workloads": {"created": created, "admitted": admitted, "finished": finished, "preempted": preempted},
+            "classes": {k: {"count": counts[k],
+                            "avgTimeToAdmissionMs": round(sum(v) / len(v), 3) if v else None}
+                        for k, v in sorted({**{c: [] for c in counts}, **classes}.items())},
+            "clusterQueues": cqs,
+            "cycles": sim.cycles,
+            "simulatedSeconds": round(sim.now, 3),
+            "wallSeconds": round(getattr(sim, "wall_seconds", 0.0), 3),
+        }
+
+    def timeseries(self) -> dict:
+        return {cq: {"columns": ["t", "used", "nominal", "pendingFitsNominal", "violation"], "rows": rows}
+                for cq, rows in sorted(self.series.items())}

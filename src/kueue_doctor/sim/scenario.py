@@ -1,0 +1,185 @@
+"""Simulation scenarios: the cluster, its nodes, the work that arrives, faults, Kueue's release.
+
+Format: docs/simulator.md. A scenario is a YAML mapping with ``kind: Simulation``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ..api.fields import Fields, to_quantity
+from ..api.load import decode_documents, load_documents, read_text
+from ..api.state import ClusterState
+from ..errors import InputError
+
+JOB, POD_GROUP = "Job", "PodGroup"
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_UNITS = {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(v: Any, where: str) -> float:
+    """Seconds from ``90``, ``"90s"``, ``"15m"``, ``"2h"``, ``"500ms"``."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    m = _DURATION.match(str(v))
+    if not m:
+        raise InputError(f"not a duration: {v!r} (expected e.g. 30s, 15m, 2h)", field=where)
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+@dataclass
+class NodeSpec:
+    name: str
+    allocatable: dict[str, Any]
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class WorkloadSpec:
+    """One workload to create at ``at`` seconds."""
+    at: float
+    namespace: str
+    name: str
+    queue: str
+    requests: dict[str, Any]      # per pod
+    pods: int = 1
+    priority: int = 0
+    runtime: float = 3600.0
+    kind: str = JOB
+    grace: float = 30.0           # terminationGracePeriodSeconds
+    klass: str = "default"
+    synthetic: str = ""           # which parts of a traced workload were made up, if any
+
+
+@dataclass
+class Fault:
+    at: float
+    kind: str                     # zombie | nodeNotReady | nodeReady
+    target: str
+
+
+@dataclass
+class Settings:
+    cycle_cost: float = 0.005      # seconds of controller time per cycle
+    per_head_cost: float = 0.0002  # per head considered in a cycle
+    admission_cost: float = 0.0    # per admission (status patches), seconds
+    release_latency: float = 1.0   # quota reserved -> gate removed / job unsuspended
+    quota_release_latency: float = 1.0   # pods inactive -> reservation cleared by the job reconciler
+    placement: str = "LeastAllocated"
+    sample_interval: float = 30.0
+    min_wait: float = 300.0
+    duration: Optional[float] = None
+
+
+@dataclass
+class Scenario:
+    name: str
+    state: ClusterState
+    nodes: list[NodeSpec] = field(default_factory=list)
+    workloads: list[WorkloadSpec] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    version: Optional[str] = None
+    gates: dict[str, bool] = field(default_factory=dict)
+    fair_sharing: Optional[dict] = None
+    settings: Settings = field(default_factory=Settings)
+    seed: int = 0
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _settings(f: Fields) -> Settings:
+    s = Settings()
+    for key, attr in (("cycleCost", "cycle_cost"), ("perHeadCost", "per_head_cost"),
+                      ("admissionCost", "admission_cost"), ("releaseLatency", "release_latency"),
+                      ("quotaReleaseLatency", "quota_release_latency"), ("sampleInterval", "sample_interval"),
+                      ("minWait", "min_wait"), ("duration", "duration")):
+        if f.has(key):
+            setattr(s, attr, duration(f.data[key], f.where(key)))
+    s.placement = f.str("placement", s.placement, choices=("LeastAllocated", "MostAllocated"))
+    return s
+
+
+def _workload_spec(f: Fields, at: float, name: str) -> WorkloadSpec:
+    reqs = f.obj("requests", required=True)
+    for k, v in reqs.data.items():
+        to_quantity(v, reqs.where(str(k)))
+    return WorkloadSpec(
+        at=at, namespace=f.str("namespace", "default"), name=name, queue=f.str("queue", required=True),
+        requests=dict(reqs.data), pods=f.int("pods", 1, minimum=1), priority=f.int("priority", 0),
+        runtime=duration(f.data.get("runtime", 3600), f.where("runtime")),
+        kind=f.str("kind", JOB, choices=(JOB, POD_GROUP)),
+        grace=duration(f.data.get("terminationGracePeriod", 30), f.where("terminationGracePeriod")),
+        klass=f.str("class", "default"))
+
+
+def parse_scenario(doc: dict, file: str) -> Scenario:
+    try:
+        f = Fields(doc)
+        objects = f.list("objects")
+        state = load_documents(objects, file)
+        k = f.obj("kueue")
+        settings = _settings(f.obj("scheduler"))
+        if f.has("duration"):
+            settings.duration = duration(f.data["duration"], "duration")
+        scn = Scenario(name=f.str("name", Path(file).stem), state=state, version=k.str("version") or None,
+                       gates={str(g): bool(v) for g, v in k.obj("featureGates").data.items()},
+                       fair_sharing=k.data.get("fairSharing") if k.has("fairSharing") else None,
+                       settings=settings, seed=f.int("seed", 0), source=file)
+        for i, n in enumerate(f.objs("nodes")):
+            alloc = n.obj("allocatable", required=True)
+            for r, v in alloc.data.items():
+                to_quantity(v, alloc.where(str(r)))
+            count = n.int("count", None, minimum=0)
+            labels = n.str_map("labels")
+            if count is None:
+                scn.nodes.append(NodeSpec(n.str("name", required=True), dict(alloc.data), labels))
+            else:
+                prefix = n.str("namePrefix", f"node{i}-")
+                scn.nodes += [NodeSpec(f"{prefix}{j}", dict(alloc.data), dict(labels)) for j in range(count)]
+        for w in f.objs("workloads"):
+            scn.workloads.append(_workload_spec(w, duration(w.data.get("at", 0), w.where("at")),
+                                                w.str("name", required=True)))
+        for g in f.objs("generators"):
+            start = duration(g.data.get("start", 0), g.where("start"))
+            every = duration(g.data.get("every", 60), g.where("every"))
+            prefix = g.str("namePrefix", g.str("class", "wl"))
+            for j in range(g.int("count", 1, minimum=0)):
+                scn.workloads.append(_workload_spec(g, start + j * every, f"{prefix}-{j}"))
+        for x in f.objs("faults"):
+            kind = x.str("kind", required=True, choices=("zombie", "nodeNotReady", "nodeReady"))
+            target = x.str("workload") if kind == "zombie" else x.str("node")
+            if not target:
+                raise InputError("required field is missing", field=x.where("workload" if kind == "zombie" else "node"))
+            scn.faults.append(Fault(duration(x.data.get("at", 0), x.where("at")), kind, target))
+        for t in f.objs("traces"):
+            from .traces import load_trace
+            scn.workloads += load_trace(t, Path(file).parent, scn)
+        return scn
+    except InputError as e:
+        raise e.located(file=file) from None
+
+
+def is_simulation(doc: Any) -> bool:
+    return isinstance(doc, dict) and doc.get("kind") == "Simulation"
+
+
+def is_perf_generator(doc: Any) -> bool:
+    return isinstance(doc, dict) and "kind" not in doc and isinstance(doc.get("cohorts"), list)
+
+
+def load_scenario(path: str) -> Scenario:
+    """A scenario file or Kueue's performance-test generator config, told apart by content."""
+    docs = decode_documents(read_text(Path(path)), path)
+    if len(docs) != 1:
+        raise InputError("expected one YAML document (a kind: Simulation scenario or a perf generator config)",
+                         file=path)
+    doc = docs[0]
+    if is_simulation(doc):
+        return parse_scenario(doc, path)
+    if is_perf_generator(doc):
+        from .perf import scenario_from_generator
+        return scenario_from_generator(doc, path)
+    raise InputError("not a simulation scenario (kind: Simulation) nor a Kueue performance-test generator config",
+                     file=path)

@@ -1,0 +1,335 @@
+"""The simulation loop: work arrives, Kueue schedules, Kubernetes runs and stops pods.
+
+Lifecycle of a workload (kueue-semantics.md §1.2, §5.10; kueue-signals.md §A):
+created -> queued -> quota reserved (engine cycle) -> released to Kubernetes after a latency
+(gate removed / Job unsuspended) -> pods placed -> running for its runtime -> finished, quota
+freed. Preempted: evicted -> pods terminating for their grace period -> quota released when
+the release's job integration says the job is no longer active -> queued again.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Optional
+
+from ..api import build
+from ..api import objects as o
+from ..engine.config import EngineConfig
+from ..engine.model import AdmissionModel
+from ..engine.scheduler import CycleResult
+from ..errors import InputError
+from .events import EventQueue
+from .metrics import Recorder
+from .nodes import GONE, RUNNING, TERMINATING, NodePool, SimPod, amounts
+from .scenario import JOB, POD_GROUP, Scenario, WorkloadSpec
+from .versions import KueueBehaviour, behaviour
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+WAITING, QUEUED, RESERVED, RUNNING_W, EVICTED, FINISHED = (
+    "waiting", "queued", "reserved", "running", "evicted", "finished")
+
+
+@dataclass
+class SimWorkload:
+    spec: WorkloadSpec
+    key: str
+    obj: o.Workload
+    state: str = WAITING
+    epoch: int = 0
+    admitted_at: Optional[float] = None
+    first_admitted_at: Optional[float] = None
+    released_at: Optional[float] = None
+    running_since: Optional[float] = None
+    finished_at: Optional[float] = None
+    waiting_since: float = 0.0
+    cluster_queue: str = ""
+    pods: list[SimPod] = field(default_factory=list)
+    zombie: bool = False
+    preemptions: int = 0
+    admissions: int = 0
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class Simulator:
+    def __init__(self, scn: Scenario, progress: Optional[Callable[[float], None]] = None):
+        self.scn = scn
+        self.kueue: KueueBehaviour = behaviour(scn.version, scn.gates)
+        cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode)
+        if scn.fair_sharing is not None:
+            cfg.fair_sharing = True
+            if scn.fair_sharing.get("preemptionStrategies"):
+                cfg.preemption_strategies = list(scn.fair_sharing["preemptionStrategies"])
+        elif scn.state.configuration is not None:
+            cfg.fair_sharing = scn.state.configuration.fair_sharing.enabled
+        self.config = cfg
+        self.settings = scn.settings
+        for cq in scn.state.cluster_queues.values():
+            if cq.namespace_selector is None:
+                cq.namespace_selector = o.LabelSelector()  # scenarios mean "all namespaces" when silent
+        self.model = AdmissionModel(scn.state, cfg)
+        self.model.queues.sticky_preemptor = self.kueue.sticky_preemptor
+        self.events = EventQueue()
+        self.pool = NodePool(scn.nodes, scn.settings.placement)
+        self.workloads: dict[str, SimWorkload] = {}
+        self.unplaced: list[SimWorkload] = []
+        self.cycle_pending = False
+        self.cycle_busy_until = 0.0
+        self.cycles = 0
+        self.finished = 0
+        self.recorder = Recorder(self)
+        self.progress = progress
+        self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
+
+    # -- helpers -------------------------------------------------------------------------
+    def dt(self, t: float) -> datetime:
+        return T0 + timedelta(seconds=t)
+
+    @property
+    def now(self) -> float:
+        return self.events.now
+
+    def request_cycle(self) -> None:
+        if not self.cycle_pending:
+            self.cycle_pending = True
+            self.events.at(max(self.now, self.cycle_busy_until), "cycle")
+
+    def emit(self, event: str, **fields) -> None:
+        self.log.append((self.now, event, fields))
+
+    # -- run ---------------------------------------------------------------------------
+    def run(self, until: Optional[float] = None) -> "Simulator":
+        started = time.perf_counter()
+        end = until if until is not None else self.settings.duration
+        for spec in sorted(self.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
+            self.events.at(spec.at, "arrive", spec)
+        for fault in self.scn.faults:
+            self.events.at(fault.at, "fault", fault)
+        self.events.at(0.0, "sample")
+        handlers = {"arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
+                    "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
+                    "fault": self.on_fault, "sample": self.on_sample}
+        while True:
+            t = self.events.peek_time()
+            if t is None or (end is not None and t > end):
+                break
+            _, kind, payload = self.events.pop()
+            handlers[kind](payload)
+            if self.progress is not None:
+                self.progress(self.now)
+            if end is None and self._idle():
+                break
+        if end is not None:
+            self.events.now = max(self.events.now, end)
+        self.recorder.sample(final=True)
+        self.wall_seconds = time.perf_counter() - started
+        return self
+
+    def _idle(self) -> bool:
+        """Nothing left that can change: every workload finished and no event but sampling."""
+        return self.finished >= len(self.scn.workloads) and not any(
+            k != "sample" for _, _, k, _ in self.events._heap)
+
+    # -- handlers ------------------------------------------------------------------------
+    def on_arrive(self, spec: WorkloadSpec) -> None:
+        key = f"{spec.namespace}/{spec.name}"
+        if key in self.workloads:
+            raise InputError(f"two workloads are named {key}", file=self.scn.source)
+        wl = build.workload(spec.namespace, spec.name, spec.queue, spec.requests, count=spec.pods,
+                            priority=spec.priority, created=self.dt(self.now),
+                            labels={"kueue-doctor.io/class": spec.klass}, grace=int(spec.grace))
+        sw = SimWorkload(spec, key, wl, state=QUEUED, waiting_since=self.now)
+        self.workloads[key] = sw
+        wi = self.model.submit(wl)
+        wi.extra["waiting_since"] = self.dt(self.now)
+        self.emit("created", workload=key, queue=spec.queue)
+        self.request_cycle()
+
+    def on_cycle(self, _payload) -> None:
+        self.cycle_pending = False
+        now_dt = self.dt(self.now)
+        res = self.model.cycle(now_dt)
+        self.cycles += 1
+        heads = len(res.entries) + len(res.inadmissible)
+        s = self.settings
+        cost = s.cycle_cost + s.per_head_cost * heads + s.admission_cost * len(res.admitted)
+        self.cycle_busy_until = self.now + cost
+        for e in res.admitted:
+            self._admitted(e)
+        for t in res.preempted:
+            preemptor = next((e.key for e in res.entries if t in e.targets), "")
+            self._evict(self.workloads[t.key], t.reason, preemptor)
+        self._log_cycle(res)
+        parked = any(e.key in self.model.queues.queues[e.cq_name].inadmissible
+                     for e in res.entries + res.inadmissible if e.cq_name in self.model.queues.queues)
+        if res.admitted or res.preempted or parked:
+            self.request_cycle()
+
+    def _admitted(self, e) -> None:
+        sw = self.workloads[e.key]
+        sw.state = RESERVED
+        sw.epoch += 1
+        sw.admissions += 1
+        sw.admitted_at = self.now
+        sw.cluster_queue = e.cq_name
+        if sw.first_admitted_at is None:
+            sw.first_admitted_at = self.now
+        labels: dict[str, str] = {}
+        for ps in e.assignment.pod_sets:
+            for f in ps.flavors.values():
+                flavor = self.model.snapshot.flavors.get(f.name)
+                if flavor is not None:
+                    labels.update(flavor.node_labels)
+        sw.labels = labels
+        self.recorder.admission(sw)
+        self.emit("admitted", workload=sw.key, clusterQueue=e.cq_name)
+        self.events.after(self.settings.release_latency, "release", (sw, sw.epoch))
+
+    def on_release(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != RESERVED:
+            return
+        sw.released_at = self.now
+        sw.pods = [SimPod(sw.key, i, amounts(sw.spec.requests), grace=sw.spec.grace, zombie=sw.zombie)
+                   for i in range(sw.spec.pods)]
+        self.emit("released", workload=sw.key)
+        self._try_place(sw)
+
+    def _try_place(self, sw: SimWorkload) -> bool:
+        if self.pool and not self.pool.place_group(sw.pods, sw.labels):
+            if sw not in self.unplaced:
+                self.unplaced.append(sw)
+            return False
+        for p in sw.pods:
+            p.phase = RUNNING
+        sw.state = RUNNING_W
+        sw.running_since = self.now
+        self.events.after(sw.spec.runtime, "finish", (sw, sw.epoch))
+        return True
+
+    def _retry_placement(self) -> None:
+        waiting, self.unplaced = self.unplaced, []
+        for sw in waiting:
+            if sw.state == RESERVED and sw.pods:
+                self._try_place(sw)
+
+    def on_finish(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != RUNNING_W:
+            return
+        for p in sw.pods:
+            self._pod_gone(p)
+        sw.state = FINISHED
+        sw.finished_at = self.now
+        self.finished += 1
+        self.model.release(sw.key, self.dt(self.now), requeue=False)
+        self.emit("finished", workload=sw.key, clusterQueue=sw.cluster_queue)
+        self._retry_placement()
+        self.request_cycle()
+
+    def _pod_gone(self, p: SimPod) -> None:
+        if p.phase == GONE:
+            return
+        if p.node is not None:
+            p.node.unbind(p)
+        p.phase = GONE
+
+    def _evict(self, sw: SimWorkload, reason: str, preemptor: str) -> None:
+        sw.preemptions += 1
+        self.recorder.preemption(sw)
+        self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor)
+        was_running = sw.state == RUNNING_W
+        sw.state = EVICTED
+        sw.epoch += 1
+        if sw in self.unplaced:
+            self.unplaced.remove(sw)
+        latency = self.settings.quota_release_latency
+        live = [p for p in sw.pods if p.phase in (RUNNING, TERMINATING) or (p.node is not None and p.phase != GONE)]
+        for p in sw.pods:
+            if p.phase == GONE:
+                continue
+            if p.node is None:          # never started: nothing to wait for
+                p.phase = GONE
+                continue
+            p.phase = TERMINATING
+            p.deleted_at = self.now
+            if not p.zombie:
+                self.events.after(p.grace, "pod_gone", (sw, sw.epoch, p))
+        if not was_running or not live:
+            self.events.after(latency, "quota_release", (sw, sw.epoch))
+        elif sw.spec.kind == JOB or self.kueue.fast_pod_release:
+            # batch Jobs stop counting terminating pods as active; the alpha gate does the same for pods
+            self.events.after(latency, "quota_release", (sw, sw.epoch))
+        elif self.kueue.stuck_pod_fix:
+            # a pod past deletionTimestamp + grace is no longer active (#6872), even if it never goes away
+            self.events.after(max(p.grace for p in live) + latency, "quota_release", (sw, sw.epoch))
+        # otherwise: released when the last pod is gone (on_pod_gone)
+
+    def on_pod_gone(self, payload) -> None:
+        sw, epoch, pod = payload
+        if pod.zombie or pod.phase == GONE:
+            return
+        self._pod_gone(pod)
+        self._retry_placement()
+        if sw.epoch == epoch and sw.state == EVICTED and sw.spec.kind == POD_GROUP \
+                and not self.kueue.fast_pod_release and not self.kueue.stuck_pod_fix \
+                and all(p.phase == GONE for p in sw.pods):
+            self.events.after(self.settings.quota_release_latency, "quota_release", (sw, sw.epoch))
+
+    def on_quota_release(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != EVICTED:
+            return
+        sw.state = QUEUED
+        sw.waiting_since = self.now
+        wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
+        if wi is not None:
+            wi.extra["waiting_since"] = self.dt(self.now)
+        self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
+        self.request_cycle()
+
+    def on_fault(self, fault) -> None:
+        self.emit("fault", kind=fault.kind, target=fault.target)
+        if fault.kind == "zombie":
+            sw = self.workloads.get(fault.target)
+            if sw is None:
+                raise InputError(f"fault names workload {fault.target}, which has not been created by then",
+                                 file=self.scn.source, field="faults")
+            sw.zombie = True
+            for p in sw.pods:
+                p.zombie = True
+            return
+        node = self.pool.by_name.get(fault.target)
+        if node is None:
+            raise InputError(f"fault names node {fault.target}, which the scenario does not define",
+                             file=self.scn.source, field="faults")
+        if fault.kind == "nodeNotReady":
+            node.ready = False
+            for sw in self.workloads.values():
+                for p in sw.pods:
+                    if p.node is node and p.phase != GONE:
+                        p.zombie = True
+        else:
+            node.ready = True
+            for sw in self.workloads.values():
+                for p in sw.pods:
+                    if p.node is node and p.zombie:
+                        p.zombie = False
+                        if p.phase == TERMINATING:
+                            self.events.after(0.0, "pod_gone", (sw, sw.epoch, p))
+            self._retry_placement()
+
+    def on_sample(self, _payload) -> None:
+        self.recorder.sample()
+        if self.events.peek_time() is not None or self.settings.duration:
+            self.events.after(self.settings.sample_interval, "sample")
+
+    def _log_cycle(self, res: CycleResult) -> None:
+        for e in res.entries:
+            if e.status == "assumed":
+                continue
+            self.emit("evaluated", workload=e.key, clusterQueue=e.cq_name, status=e.status or "pending",
+                      reason=e.inadmissible_msg, targets=[t.key for t in e.targets], requeue=e.requeue_reason)
+        for cq, n in res.preemption_skips.items():
+            self.emit("preemption_skips", clusterQueue=cq, count=n)
