@@ -30,6 +30,23 @@ class Recorder:
         self.last_sample: float | None = None
         self.last_violated: dict[str, bool] = {}
         self.last_usage: dict[str, float] = {}
+        # time during which a queue had work waiting for quota (event-driven, exact)
+        self.queued: dict[str, int] = defaultdict(int)
+        self.pending_since: dict[str, float] = {}
+        self.pending_seconds: dict[str, float] = defaultdict(float)
+
+    def queued_change(self, cq: str, delta: int) -> None:
+        t = self.sim.now
+        before = self.queued[cq]
+        self.queued[cq] = before + delta
+        if before <= 0 < self.queued[cq]:
+            self.pending_since[cq] = t
+        elif before > 0 >= self.queued[cq] and cq in self.pending_since:
+            self.pending_seconds[cq] += t - self.pending_since.pop(cq)
+
+    def pending_hours(self, cq: str) -> float:
+        extra = self.sim.now - self.pending_since[cq] if cq in self.pending_since else 0.0
+        return (self.pending_seconds[cq] + extra) / 3600.0
 
     def admission(self, sw: "SimWorkload") -> None:
         self.admissions[sw.cluster_queue] += 1
@@ -93,6 +110,10 @@ class Recorder:
                 "avgUsagePercent": round(self.usage_integral[name] / span, 3),
                 "violationSeconds": round(self.violation_seconds[name], 3),
                 "admissionsPerHour": round(self.admissions[name] / hours, 3),
+                "pendingHours": round(self.pending_hours(name), 4),
+                # the rate tenants feel: admissions per hour during which the queue had work waiting
+                "admissionsPerPendingHour": round(self.admissions[name] / self.pending_hours(name), 3)
+                if self.pending_hours(name) > 0 else None,
                 "preemptionsPerHour": round(self.preemptions[name] / hours, 3),
                 "admissions": self.admissions[name],
                 "preemptions": self.preemptions[name],

@@ -87,6 +87,7 @@ class Scenario:
     seed: int = 0
     source: str = ""
     notes: list[str] = field(default_factory=list)
+    demo: dict = field(default_factory=dict)   # {cause, fixed: {version, featureGates}, focus: [cq]}
 
 
 def _settings(f: Fields) -> Settings:
@@ -126,7 +127,8 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
         scn = Scenario(name=f.str("name", Path(file).stem), state=state, version=k.str("version") or None,
                        gates={str(g): bool(v) for g, v in k.obj("featureGates").data.items()},
                        fair_sharing=k.data.get("fairSharing") if k.has("fairSharing") else None,
-                       settings=settings, seed=f.int("seed", 0), source=file)
+                       settings=settings, seed=f.int("seed", 0), source=file,
+                       demo=dict(f.obj("demo").data))
         for i, n in enumerate(f.objs("nodes")):
             alloc = n.obj("allocatable", required=True)
             for r, v in alloc.data.items():

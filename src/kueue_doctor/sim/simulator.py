@@ -143,6 +143,9 @@ class Simulator:
         self.workloads[key] = sw
         wi = self.model.submit(wl)
         wi.extra["waiting_since"] = self.dt(self.now)
+        sw.cluster_queue = self.model.queues.cluster_queue_for(wi) or ""
+        if sw.cluster_queue:
+            self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("created", workload=key, queue=spec.queue)
         self.request_cycle()
 
@@ -173,6 +176,7 @@ class Simulator:
         sw.admissions += 1
         sw.admitted_at = self.now
         sw.cluster_queue = e.cq_name
+        self.recorder.queued_change(e.cq_name, -1)
         if sw.first_admitted_at is None:
             sw.first_admitted_at = self.now
         labels: dict[str, str] = {}
@@ -286,6 +290,7 @@ class Simulator:
         wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
         if wi is not None:
             wi.extra["waiting_since"] = self.dt(self.now)
+            self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
         self.request_cycle()
 
