@@ -17,6 +17,9 @@ COMMANDS = {
     "conformance": "conformance",
     "simulate": "simulate",
     "demo": "demo",
+    "diagnose": "diagnose",
+    "explain": "explain",
+    "collect": "collect",
     "logs": "logs",
     "frag": "frag",
 }
@@ -25,6 +28,9 @@ SUMMARIES = {
     "conformance": "Run upstream Kueue's unit-test cases against the engine.",
     "simulate": "Run a simulation scenario or Kueue's perf-test config.",
     "demo": "Reproduce the three production failures, affected vs fixed release.",
+    "diagnose": "Six-step diagnosis of guarantee violations (snapshot folder or live).",
+    "explain": "Why is this workload pending? The chain of reasons.",
+    "collect": "Gather a snapshot folder from a live cluster (read-only).",
     "logs": "Scan Kueue controller logs for known failure signatures.",
     "frag": "GPU fragmentation: trace replay and placement-policy comparison.",
 }

@@ -24,8 +24,8 @@ class QueueGuarantee:
     cluster_queue: str
     nominal: dict[FR, int] = field(default_factory=dict)
     reserved: dict[FR, int] = field(default_factory=dict)
-    pending_fits: dict[FR, int] = field(default_factory=dict)   # quota the fitting pending work needs
-    fitting: list[str] = field(default_factory=list)            # pending workloads nominal quota would hold
+    pending_fits: dict[FR, int] = field(default_factory=dict)   # quota pending work needs that nominal would give
+    fitting: list[str] = field(default_factory=list)            # pending workloads that alone fit unused nominal
     violating: list[str] = field(default_factory=list)          # ... that waited longer than the threshold
     not_running: list[str] = field(default_factory=list)        # admitted, not running, waited too long
     since: Optional[datetime] = None
@@ -49,14 +49,18 @@ def evaluate(cq: ClusterQueueSnapshot, pending: Iterable[WorkloadInfo], now: dat
     for fr, q in node.quotas.items():
         g.nominal[fr] = q.nominal
         g.reserved[fr] = node.usage.get(fr, 0)
-    free = {fr: max(0, g.nominal[fr] - g.reserved[fr]) for fr in g.nominal}
+    unused = {fr: max(0, g.nominal[fr] - g.reserved[fr]) for fr in g.nominal}
+    free = dict(unused)
     for wi in pending:
+        # the quota nominal would give: pending work taken in queue order until it is used up
         placed = _fit_within(cq, wi, free)
-        if placed is None:
+        if placed is not None:
+            for fr, v in placed.items():
+                free[fr] -= v
+                g.pending_fits[fr] = g.pending_fits.get(fr, 0) + v
+        # a workload is guaranteed when it alone fits what the queue leaves unused
+        if placed is None and _fit_within(cq, wi, unused) is None:
             continue
-        for fr, v in placed.items():
-            free[fr] -= v
-            g.pending_fits[fr] = g.pending_fits.get(fr, 0) + v
         g.fitting.append(wi.key)
         started = waiting_since(wi)
         if now - started >= min_wait:

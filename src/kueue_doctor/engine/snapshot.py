@@ -206,8 +206,18 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
     if workloads is None:
         workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp)
                      for w in state.workloads.values() if w.is_true("QuotaReserved") and w.status.admission]
+    for cq in snap.inactive.values():
+        recompute_subtree(cq.node)  # standalone: their quota still describes what they promise
     for wi in workloads:
-        if wi.cluster_queue in snap.cluster_queues and not wi.obj.is_true("Finished") and wi.obj.active:
+        if wi.obj.is_true("Finished") or not wi.obj.active:
+            continue
+        if wi.cluster_queue in snap.inactive:
+            cq = snap.inactive[wi.cluster_queue]
+            cq.workloads[wi.key] = wi
+            for fr, v in wi.usage.items():
+                cq.node.usage[fr] = cq.node.usage.get(fr, 0) + v
+            continue
+        if wi.cluster_queue in snap.cluster_queues:
             cq = snap.cluster_queues[wi.cluster_queue]
             cq.workloads[wi.key] = wi
             snap.workload_cq[wi.key] = cq.name

@@ -1,0 +1,92 @@
+"""``kueue-doctor diagnose``: the six-step recipe over a gathered folder."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Optional
+
+import click
+
+from ..errors import InputError
+from ..sim.scenario import duration
+
+
+def parse_min_wait(text: str) -> timedelta:
+    return timedelta(seconds=duration(text, "--min-wait"))
+
+
+def load_source(folder: Optional[str], kubeconfig: Optional[str], context: Optional[str]):
+    if folder and kubeconfig:
+        raise InputError("give a snapshot folder or --kubeconfig, not both")
+    if kubeconfig:
+        from ..sources.live import snapshot_from_cluster
+        return snapshot_from_cluster(kubeconfig, context)
+    if not folder:
+        raise InputError("give a snapshot folder (see `kueue-doctor collect`) or --kubeconfig")
+    from ..sources.snapshot import load_folder
+    return load_folder(folder)
+
+
+def render_text(d) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    console = Console()
+    j = d.to_json()
+    console.print(f"[bold]Kueue {j['kueueVersion'] or '(version unknown)'}[/bold], snapshot at {j['snapshotTime']}")
+    if j["violations"]:
+        t = Table("ClusterQueue", "resource", "nominal", "reserved", "pending that fits", "waiting", "since",
+                  title="Guarantee violations", title_justify="left")
+        for v in j["violations"]:
+            for r, q in v["resources"].items():
+                t.add_row(v["clusterQueue"], r, q["nominal"], q["reserved"], q["pendingThatFits"],
+                          str(len(v["pendingWorkloads"])), v["since"] or "-")
+        console.print(t)
+    else:
+        console.print("[green]No guarantee violation.[/green]")
+    for s in j["steps"]:
+        color = {"pass": "green", "fail": "red", "unknown": "yellow"}[s["status"]]
+        console.print(f"[{color}]{s['step']}. {s['name']}: {s['status'].upper()}[/{color}] - {s['summary']}")
+        for e in s["evidence"][:8]:
+            console.print(f"     {e}", highlight=False, soft_wrap=True)
+        if len(s["evidence"]) > 8:
+            console.print(f"     ... {len(s['evidence']) - 8} more")
+    for i, c in enumerate(j["causes"], 1):
+        console.print(f"[bold]Cause {i}: {c['id']}[/bold] ({c['confidence']} confidence; "
+                      f"{', '.join(c['clusterQueues']) or 'cluster-wide'})")
+        console.print(f"   {c['summary']}", soft_wrap=True)
+        for e in c["evidence"][:5]:
+            console.print(f"   - {e}", highlight=False, soft_wrap=True)
+        if c["remedy"]:
+            console.print(f"   [italic]Remedy:[/italic] {c['remedy']}", soft_wrap=True)
+    for n in j["releaseNotes"]:
+        console.print(f"[yellow]Note:[/yellow] {n}", soft_wrap=True)
+
+
+@click.command("diagnose")
+@click.argument("folder", required=False, type=click.Path())
+@click.option("--kubeconfig", type=click.Path(), help="Diagnose a live cluster (read-only).")
+@click.option("--context", "kube_context", help="kubeconfig context.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text")
+@click.option("--output", "-o", type=click.Path(), help="Write the report here (html defaults to stdout).")
+@click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
+def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str], fmt: str,
+            output: Optional[str], min_wait: str) -> None:
+    """Run the six-step diagnosis on a gathered snapshot FOLDER (kubectl get -o yaml dumps and
+    controller logs, or `kueue-doctor collect`): guarantee violations, fragmentation, admission
+    rates, release to Kubernetes, log signatures, system health, and the likely causes."""
+    from ..doctor.diagnose import diagnose
+    snap = load_source(folder, kubeconfig, kube_context)
+    d = diagnose(snap, parse_min_wait(min_wait))
+    if fmt == "json":
+        text = json.dumps(d.to_json(), indent=2)
+    elif fmt == "html":
+        from ..report.doctor_html import render
+        text = render(d.to_json())
+    else:
+        render_text(d)
+        return
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    else:
+        click.echo(text)

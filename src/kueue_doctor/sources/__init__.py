@@ -1,0 +1,1 @@
+"""Where a ClusterState comes from: a gathered folder or a live cluster (read-only)."""
