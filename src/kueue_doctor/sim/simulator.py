@@ -187,7 +187,12 @@ class Simulator:
                     labels.update(flavor.node_labels)
         sw.labels = labels
         self.recorder.admission(sw)
-        self.emit("admitted", workload=sw.key, clusterQueue=e.cq_name)
+        self.emit("admitted", workload=sw.key, clusterQueue=e.cq_name, cycle=self.cycles,
+                  borrowing=e.assignment.borrowing,
+                  assignments=[{"name": ps.name, "count": ps.count,
+                                "flavors": {r: f.name for r, f in ps.flavors.items()},
+                                "resourceUsage": {r: v * ps.count for r, v in ps.requests.items()}}
+                               for ps in e.assignment.pod_sets])
         self.events.after(self.settings.release_latency, "release", (sw, sw.epoch))
 
     def on_release(self, payload) -> None:
@@ -242,7 +247,8 @@ class Simulator:
     def _evict(self, sw: SimWorkload, reason: str, preemptor: str) -> None:
         sw.preemptions += 1
         self.recorder.preemption(sw)
-        self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor)
+        self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor,
+                  cycle=self.cycles)
         was_running = sw.state == RUNNING_W
         sw.state = EVICTED
         sw.epoch += 1
@@ -334,7 +340,12 @@ class Simulator:
         for e in res.entries:
             if e.status == "assumed":
                 continue
+            a = e.assignment
             self.emit("evaluated", workload=e.key, clusterQueue=e.cq_name, status=e.status or "pending",
-                      reason=e.inadmissible_msg, targets=[t.key for t in e.targets], requeue=e.requeue_reason)
+                      reason=e.inadmissible_msg, targets=[t.key for t in e.targets], requeue=e.requeue_reason,
+                      cycle=self.cycles, condition_reason=e.reason,
+                      mode=a.representative_mode() if a is not None else 0,
+                      borrowing=a.borrowing if a is not None else 0,
+                      usage=sorted((fr[0], fr[1], v) for fr, v in a.usage.items()) if a is not None else [])
         for cq, n in res.preemption_skips.items():
             self.emit("preemption_skips", clusterQueue=cq, count=n)

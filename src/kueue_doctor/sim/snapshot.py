@@ -1,0 +1,561 @@
+"""A simulated cluster at time T, written as the folder a real gathering produces.
+
+Layout and shapes follow shared/examples/incidents/*/ (README: kueue.yaml, nodes.yaml,
+pods.yaml, events.yaml, deployment.yaml, kueue-controller-manager.log); conditions, reasons,
+events and pod gates follow shared/reference/kueue-signals.md §A and §E. Output is
+deterministic: names, UIDs and resourceVersions are derived from the scenario, never random.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Optional
+
+import yaml
+
+from ..api.quantity import Quantity, format_amount
+from ..engine.drs import dominant_resource_share
+from ..engine.preemption import HUMAN_REASONS
+from ..errors import InputError
+from .nodes import GONE, PENDING, RUNNING, TERMINATING
+from .scenario import JOB, POD_GROUP
+from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING
+from .zaplog import (WINDOW, controller_log, hex_id, uid, with_retries, workload_name)
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+FILES = ("kueue.yaml", "nodes.yaml", "pods.yaml", "events.yaml", "deployment.yaml", "kueue-controller-manager.log")
+GATE = "kueue.x-k8s.io/admission"
+_V1BETA1_FUNGIBILITY = {"MayStopSearch": "Borrow", "TryNextFlavor": "TryNextFlavor", "Preempt": "Preempt"}
+
+
+def _dump(obj) -> str:
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=80)
+
+
+def _list(items: list) -> dict:
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+class Snapshot:
+    def __init__(self, sim, window: float = WINDOW):
+        self.sim = sim
+        self.at = sim.now
+        self.window = window
+        self.v = sim.kueue.version
+        self.kueue_api = "kueue.x-k8s.io/v1beta2" if self.v >= (0, 15, 0) else "kueue.x-k8s.io/v1beta1"
+        self.rv = 183400000
+        self.granular = bool(sim.kueue.gates.get("UnadmittedWorkloadsObservability"))
+        self.history: dict[str, list] = defaultdict(list)
+        for t, event, f in sim.log:
+            if "workload" in f and t <= self.at:
+                self.history[f["workload"]].append((t, event, f))
+
+    # -- small helpers -------------------------------------------------------------------------
+    def time(self, t: Optional[float]) -> Optional[str]:
+        if t is None:
+            return None
+        return self.sim.dt(int(t)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def resource_version(self) -> str:
+        self.rv += 7
+        return str(self.rv)
+
+    def meta(self, kind: str, name: str, namespace: str = "", created: float = 0.0, **extra) -> dict:
+        m = {"creationTimestamp": self.time(created) if created >= 0 else self.time_before(-created),
+             "name": name, "resourceVersion": self.resource_version(),
+             "uid": uid(kind, namespace, name), "generation": 1}
+        if namespace:
+            m["namespace"] = namespace
+        m.update(extra)
+        return m
+
+    def time_before(self, seconds: float) -> str:
+        # cluster objects were created before the simulated clock started
+        from datetime import timedelta
+        return (self.sim.dt(0) - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def quantity(self, q) -> str:
+        return str(q)
+
+    # -- Kueue objects --------------------------------------------------------------------------
+    def kueue_objects(self) -> list:
+        st = self.sim.scn.state
+        items = [self.cluster_queue(cq) for _, cq in sorted(st.cluster_queues.items())]
+        items += [self.cohort(c) for _, c in sorted(st.cohorts.items())]
+        items += [self.local_queue(lq) for _, lq in sorted(st.local_queues.items())]
+        items += [self.flavor(rf) for _, rf in sorted(st.resource_flavors.items())]
+        items += [{"apiVersion": self.kueue_api, "kind": "WorkloadPriorityClass", "value": pc.value,
+                   "metadata": self.meta("WorkloadPriorityClass", name, created=-86400)}
+                  for name, pc in sorted(st.priority_classes.items())]
+        items += [self.workload(sw) for _, sw in sorted(self.sim.workloads.items())]
+        return items
+
+    def _groups(self, groups) -> list:
+        return [{"coveredResources": list(g.covered_resources),
+                 "flavors": [{"name": fq.name, "resources": [self._quota(r) for r in fq.resources]}
+                             for fq in g.flavors]} for g in groups]
+
+    def _quota(self, r) -> dict:
+        out = {"name": r.name, "nominalQuota": str(r.nominal_quota)}
+        if r.borrowing_limit is not None:
+            out["borrowingLimit"] = str(r.borrowing_limit)
+        if r.lending_limit is not None:
+            out["lendingLimit"] = str(r.lending_limit)
+        return out
+
+    def cluster_queue(self, cq) -> dict:
+        sim = self.sim
+        ff = cq.flavor_fungibility
+        fung = {"whenCanBorrow": ff.when_can_borrow, "whenCanPreempt": ff.when_can_preempt}
+        if self.kueue_api.endswith("v1beta1"):
+            fung = {k: _V1BETA1_FUNGIBILITY.get(v, v) for k, v in fung.items()}
+        pre = cq.preemption
+        spec = {"flavorFungibility": fung, "namespaceSelector": {},
+                "preemption": {"borrowWithinCohort": {"policy": pre.borrow_within_cohort.policy
+                                                      if pre.borrow_within_cohort else "Never"},
+                               "reclaimWithinCohort": pre.reclaim_within_cohort,
+                               "withinClusterQueue": pre.within_cluster_queue},
+                "queueingStrategy": cq.queueing_strategy, "resourceGroups": self._groups(cq.resource_groups),
+                "stopPolicy": cq.stop_policy or "None"}
+        if cq.cohort:
+            spec["cohortName" if self.kueue_api.endswith("v1beta2") else "cohort"] = cq.cohort
+        if cq.fair_sharing_weight is not None:
+            spec["fairSharing"] = {"weight": str(cq.fair_sharing_weight)}
+        name = cq.meta.name
+        snap = sim.model.snapshot.cluster_queues.get(name)
+        q = sim.model.queues.queues.get(name)
+        pending = q.pending_count() if q is not None else 0
+        status = {"conditions": [{"lastTransitionTime": self.time_before(86400 - 2), "message": "Can admit new workloads",
+                                  "observedGeneration": 1, "reason": "Ready", "status": "True", "type": "Active"}],
+                  "pendingWorkloads": pending}
+        if snap is not None:
+            n = len(snap.workloads)
+            status.update(reservingWorkloads=n, admittedWorkloads=n)
+            usage = []
+            for g in cq.resource_groups:
+                for fq in g.flavors:
+                    res = []
+                    for r in g.covered_resources:
+                        used = snap.node.usage.get((fq.name, r), 0)
+                        borrowed = max(0, used - snap.node.nominal((fq.name, r)))
+                        res.append({"borrowed": format_amount(r, borrowed), "name": r, "total": format_amount(r, used)})
+                    usage.append({"name": fq.name, "resources": res})
+            status["flavorsReservation"] = usage
+            status["flavorsUsage"] = usage
+            if sim.config.fair_sharing:
+                # the release's own arithmetic: 0 for a borrowing queue is Bug 3's contradiction
+                drs = dominant_resource_share(snap.node, None, sim.kueue.drs_mode)
+                status["fairSharing"] = {"weightedShare": drs.rounded()}
+        return {"apiVersion": self.kueue_api, "kind": "ClusterQueue",
+                "metadata": self.meta("ClusterQueue", name, created=-86400,
+                                      finalizers=["kueue.x-k8s.io/resource-in-use"]),
+                "spec": spec, "status": status}
+
+    def cohort(self, c) -> dict:
+        spec: dict = {}
+        if c.parent:
+            spec["parentName" if self.kueue_api.endswith("v1beta2") else "parent"] = c.parent
+        if c.resource_groups:
+            spec["resourceGroups"] = self._groups(c.resource_groups)
+        api = self.kueue_api if self.kueue_api.endswith("v1beta2") else "kueue.x-k8s.io/v1alpha1"
+        return {"apiVersion": api, "kind": "Cohort", "metadata": self.meta("Cohort", c.meta.name, created=-86400),
+                "spec": spec}
+
+    def local_queue(self, lq) -> dict:
+        ns, name = lq.meta.namespace, lq.meta.name
+        mine = [sw for sw in self.sim.workloads.values() if sw.spec.namespace == ns and sw.spec.queue == name]
+        reserving = sum(1 for sw in mine if sw.state in (RESERVED, RUNNING_W, EVICTED))
+        pending = sum(1 for sw in mine if sw.state in (QUEUED, WAITING))
+        return {"apiVersion": self.kueue_api, "kind": "LocalQueue",
+                "metadata": self.meta("LocalQueue", name, ns, created=-86400),
+                "spec": {"clusterQueue": lq.cluster_queue, "stopPolicy": lq.stop_policy or "None"},
+                "status": {"admittedWorkloads": reserving, "reservingWorkloads": reserving, "pendingWorkloads": pending,
+                           "conditions": [{"lastTransitionTime": self.time_before(86400 - 1),
+                                           "message": "Can submit new workloads to localQueue",
+                                           "observedGeneration": 1, "reason": "Ready", "status": "True",
+                                           "type": "Active"}]}}
+
+    def flavor(self, rf) -> dict:
+        spec: dict = {}
+        if rf.node_labels:
+            spec["nodeLabels"] = dict(rf.node_labels)
+        return {"apiVersion": self.kueue_api, "kind": "ResourceFlavor",
+                "metadata": self.meta("ResourceFlavor", rf.meta.name, created=-86400,
+                                      finalizers=["kueue.x-k8s.io/resource-in-use"]),
+                "spec": spec}
+
+    # -- Workloads ----------------------------------------------------------------------------
+    def _requests(self, sw) -> dict:
+        return {r: str(Quantity.parse(str(v))) for r, v in sw.spec.requests.items()}
+
+    def eviction_message(self, f: dict) -> str:
+        pre = f.get("preemptor", "")
+        return (f"Preempted to accommodate a workload (UID: {uid('Workload', pre)}, JobUID: {uid('Job', pre)}) "
+                f"due to {HUMAN_REASONS.get(f['reason'], f['reason'])}; preemptor path: "
+                f"{self._path(self.sim.workloads[pre].cluster_queue) if pre in self.sim.workloads else ''}; "
+                f"preemptee path: {self._path(f.get('clusterQueue', ''))}")
+
+    def _path(self, cq_name: str) -> str:
+        cq = self.sim.model.snapshot.cluster_queues.get(cq_name)
+        if cq is None:
+            return "/" + cq_name
+        return "/" + "/".join(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
+
+    def _cond(self, ctype: str, status: str, reason: str, message: str, t: float) -> dict:
+        return {"lastTransitionTime": self.time(t), "message": message, "observedGeneration": 1, "reason": reason,
+                "status": status, "type": ctype}
+
+    def workload_conditions(self, sw) -> list:
+        hist = self.history[sw.key]
+        admitted = [h for h in hist if h[1] == "admitted"]
+        preempted = [h for h in hist if h[1] == "preempted"]
+        released = [h for h in hist if h[1] == "quota_released"]
+        conds = []
+        if sw.state in (RESERVED, RUNNING_W, EVICTED, FINISHED) and admitted:
+            t, _, f = admitted[-1]
+            msg = f"Quota reserved in ClusterQueue {f['clusterQueue']}"
+            conds.append(self._cond("QuotaReserved", "True", "QuotaReserved", msg, t))
+            conds.append(self._cond("Admitted", "True", "Admitted", "The workload is admitted", t))
+            if sw.state == EVICTED and preempted:
+                pt, _, pf = preempted[-1]
+                msg = self.eviction_message(pf)
+                conds.append(self._cond("Evicted", "True", "Preempted", msg, pt))
+                conds.append(self._cond("Preempted", "True", pf["reason"], msg, pt))
+            if sw.state == FINISHED:
+                end = next((h[0] for h in reversed(hist) if h[1] == "finished"), t)
+                conds.append(self._cond("Finished", "True", "Succeeded",
+                                        "Reached expected number of succeeded pods", end))
+            if released and preempted and sw.state != EVICTED:
+                rt, _, _ = released[-1]
+                conds.append(self._cond("Requeued", "True", "Preempted", "Preempted", rt))
+            return conds
+        since = released[-1][0] if released else sw.spec.at
+        evals = [h for h in hist if h[1] == "evaluated" and h[0] >= since]
+        if released and preempted:
+            pt, _, pf = preempted[-1]
+            rt = released[-1][0]
+            msg = self.eviction_message(pf)
+            conds.append(self._cond("Admitted", "False", "NoReservation", "The workload has no reservation", rt))
+            conds.append(self._cond("Evicted", "True", "Preempted", msg, pt))
+            conds.append(self._cond("Preempted", "True", pf["reason"], msg, pt))
+            conds.append(self._cond("Requeued", "True", "Preempted", msg, rt))
+        if evals:
+            _, _, last = evals[-1]
+            reason = (last.get("condition_reason") or "Pending") if self.granular else "Pending"
+            conds.insert(0, self._cond("QuotaReserved", "False", reason, last["reason"], evals[0][0]))
+        elif released:
+            reason = "PendingEvaluation" if self.granular else "Pending"
+            conds.insert(0, self._cond("QuotaReserved", "False", reason, "The workload was evicted", released[-1][0]))
+        return conds
+
+    def workload(self, sw) -> dict:
+        ns = sw.spec.namespace
+        name = workload_name(sw)
+        is_job = sw.spec.kind == JOB
+        meta = self.meta("Workload", name, ns, created=sw.spec.at, finalizers=["kueue.x-k8s.io/resource-in-use"])
+        meta["uid"] = uid("Workload", sw.key)
+        meta["labels"] = {"kueue-doctor.io/class": sw.spec.klass}
+        if is_job:
+            meta["labels"]["kueue.x-k8s.io/job-uid"] = uid("Job", sw.key)
+            meta["ownerReferences"] = [{"apiVersion": "batch/v1", "blockOwnerDeletion": True, "controller": True,
+                                        "kind": "Job", "name": sw.spec.name, "uid": uid("Job", sw.key)}]
+        else:
+            meta["ownerReferences"] = [{"apiVersion": "v1", "blockOwnerDeletion": True, "controller": False,
+                                        "kind": "Pod", "name": f"{sw.spec.name}-{i}",
+                                        "uid": uid("Pod", ns, f"{sw.spec.name}-{i}")}
+                                       for i in range(sw.spec.pods)]
+        spec = {"active": True, "priority": sw.spec.priority, "queueName": sw.spec.queue,
+                "podSets": [{"count": sw.spec.pods, "name": "main", "template": self.pod_template(sw)}]}
+        status: dict = {}
+        conds = self.workload_conditions(sw)
+        if conds:
+            status["conditions"] = conds
+        holds = sw.state in (RESERVED, RUNNING_W, EVICTED, FINISHED)
+        adm = [h for h in self.history[sw.key] if h[1] == "admitted"]
+        if holds and adm:
+            f = adm[-1][2]
+            status["admission"] = {"clusterQueue": f["clusterQueue"], "podSetAssignments": [
+                {"count": ps["count"], "flavors": dict(ps["flavors"]), "name": ps["name"],
+                 "resourceUsage": {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()}}
+                for ps in f.get("assignments", [])]}
+        elif conds:
+            status["resourceRequests"] = [{"name": "main", "resources": {
+                r: format_amount(r, Quantity.parse(v).amount(r) * sw.spec.pods)
+                for r, v in self._requests(sw).items()}}]
+        return {"apiVersion": self.kueue_api, "kind": "Workload", "metadata": meta, "spec": spec, "status": status}
+
+    def pod_template(self, sw) -> dict:
+        req = self._requests(sw)
+        return {"metadata": {}, "spec": {
+            "containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
+                            "resources": {"requests": dict(req), "limits": {r: v for r, v in req.items()
+                                                                              if r != "cpu"}}}],
+            "restartPolicy": "Never", "terminationGracePeriodSeconds": int(sw.spec.grace)}}
+
+    # -- core objects -----------------------------------------------------------------------------
+    def nodes(self) -> list:
+        out = []
+        for n in self.sim.pool.nodes:
+            labels = {"kubernetes.io/hostname": n.name, "kubernetes.io/os": "linux", **n.labels}
+            alloc = {r: format_amount(r, v) for r, v in sorted(n.allocatable.items())}
+            ready = {"lastHeartbeatTime": self.time(self.at), "lastTransitionTime": self.time_before(3 * 86400),
+                     "message": "kubelet is posting ready status", "reason": "KubeletReady", "status": "True",
+                     "type": "Ready"}
+            spec: dict = {}
+            if not n.ready:
+                down = self._node_down_at(n.name)
+                ready = {"lastHeartbeatTime": self.time(down), "lastTransitionTime": self.time(down + 40),
+                         "message": "Kubelet stopped posting node status.", "reason": "NodeStatusUnknown",
+                         "status": "Unknown", "type": "Ready"}
+                spec["taints"] = [{"effect": "NoSchedule", "key": "node.kubernetes.io/unreachable",
+                                   "timeAdded": self.time(down + 40)},
+                                  {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable",
+                                   "timeAdded": self.time(down + 45)}]
+            out.append({"apiVersion": "v1", "kind": "Node",
+                        "metadata": {**self.meta("Node", n.name, created=-3 * 86400), "labels": labels},
+                        "spec": spec,
+                        "status": {"allocatable": alloc, "capacity": dict(alloc), "conditions": [ready],
+                                   "nodeInfo": {"kubeletVersion": "v1.33.3", "containerRuntimeVersion":
+                                                "containerd://2.0.5", "operatingSystem": "linux",
+                                                "architecture": "amd64"}}})
+        return out
+
+    def _node_down_at(self, name: str) -> float:
+        for t, event, f in self.sim.log:
+            if event == "fault" and f.get("target") == name and f.get("kind") == "nodeNotReady":
+                last = t
+        return locals().get("last", 0.0)
+
+    def pods(self) -> list:
+        out = []
+        for _, sw in sorted(self.sim.workloads.items()):
+            if sw.state == FINISHED:
+                continue
+            live = [p for p in sw.pods if p.phase != GONE]
+            if live:
+                out += [self.pod(sw, p.index, p) for p in live]
+            elif sw.spec.kind == POD_GROUP:
+                # a pod group's pods exist before admission, held by Kueue's scheduling gate
+                out += [self.pod(sw, i, None) for i in range(sw.spec.pods)]
+        return out
+
+    def _pod_name(self, sw, i: int) -> str:
+        if sw.spec.kind == JOB:
+            return f"{sw.spec.name}-{i}-{hex_id(5, 'pod', sw.key, str(sw.epoch), str(i))}"
+        return f"{sw.spec.name}-{i}"
+
+    def pod(self, sw, i: int, p) -> dict:
+        ns = sw.spec.namespace
+        name = self._pod_name(sw, i)
+        created = sw.released_at if (p is not None and sw.spec.kind == JOB and sw.released_at is not None) \
+            else sw.spec.at
+        meta = self.meta("Pod", name, ns, created=created)
+        meta["uid"] = uid("Pod", ns, name)
+        del meta["generation"]
+        wl = workload_name(sw)
+        if sw.spec.kind == JOB:
+            ju = uid("Job", sw.key)
+            meta["labels"] = {"batch.kubernetes.io/controller-uid": ju, "batch.kubernetes.io/job-name": sw.spec.name,
+                              "controller-uid": ju, "job-name": sw.spec.name, "kueue.x-k8s.io/podset": "main"}
+            meta["annotations"] = {"kueue.x-k8s.io/workload": wl}
+            meta["ownerReferences"] = [{"apiVersion": "batch/v1", "blockOwnerDeletion": True, "controller": True,
+                                        "kind": "Job", "name": sw.spec.name, "uid": ju}]
+        else:
+            meta["labels"] = {"kueue.x-k8s.io/managed": "true", "kueue.x-k8s.io/pod-group-name": sw.spec.name,
+                              "kueue.x-k8s.io/queue-name": sw.spec.queue, "kueue.x-k8s.io/podset": "main"}
+            meta["annotations"] = {"kueue.x-k8s.io/pod-group-total-count": str(sw.spec.pods),
+                                   "kueue.x-k8s.io/workload": wl}
+            meta["finalizers"] = ["kueue.x-k8s.io/managed"]
+        req = self._requests(sw)
+        spec = {"containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
+                                "resources": {"requests": dict(req),
+                                              "limits": {r: v for r, v in req.items() if r != "cpu"}}}],
+                "restartPolicy": "Never", "schedulerName": "default-scheduler",
+                "terminationGracePeriodSeconds": int(sw.spec.grace)}
+        if sw.labels:
+            spec["nodeSelector"] = dict(sw.labels)
+        status: dict = {"phase": "Pending", "qosClass": "Burstable"}
+        conds = []
+        if p is None or p.phase == PENDING and p.node is None:
+            if sw.spec.kind == POD_GROUP and sw.state in (QUEUED, WAITING, RESERVED) and sw.released_at is None \
+                    or sw.state in (QUEUED, WAITING):
+                spec["schedulingGates"] = [{"name": GATE}]
+                conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.spec.at),
+                              "message": "Scheduling is blocked due to non-empty scheduling gates",
+                              "reason": "SchedulingGated", "status": "False", "type": "PodScheduled"})
+            else:
+                conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.released_at or sw.spec.at),
+                              "message": "0/{} nodes are available: insufficient resources.".format(
+                                  len(self.sim.pool.nodes)),
+                              "reason": "Unschedulable", "status": "False", "type": "PodScheduled"})
+        else:
+            spec["nodeName"] = p.node.name if p.node is not None else None
+            start = sw.running_since if sw.running_since is not None else sw.released_at
+            status.update(phase="Running", startTime=self.time(start))
+            conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(start), "status": "True",
+                          "type": "PodScheduled"})
+            conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(start), "status": "True",
+                          "type": "Ready"})
+            if p.phase == TERMINATING and p.deleted_at is not None:
+                meta["deletionTimestamp"] = self.time(p.deleted_at + p.grace)
+                meta["deletionGracePeriodSeconds"] = int(p.grace)
+                conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(p.deleted_at),
+                              "message": "Preempted to accommodate a higher priority Workload",
+                              "reason": "WorkloadEvicted", "status": "True", "type": "TerminationTarget"})
+                if not sw.pods or p.node is not None and not p.node.ready:
+                    conds[1]["status"] = "False"
+        status["conditions"] = conds
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+    # -- events ----------------------------------------------------------------------------------
+    def events(self) -> list:
+        sim = self.sim
+        start = self.at - self.window
+        agg: dict = {}
+
+        def add(t, kind, obj_name, ns, obj_uid, reason, message, etype="Normal", component="kueue-admission",
+                api=None):
+            if t < start or t > self.at:
+                return
+            key = (kind, ns, obj_name, reason, message)
+            e = agg.get(key)
+            if e is None:
+                agg[key] = e = {"t0": t, "t1": t, "count": 0, "kind": kind, "ns": ns, "name": obj_name,
+                                "uid": obj_uid, "reason": reason, "message": message, "type": etype,
+                                "component": component, "api": api or self.kueue_api}
+            e["count"] += 1
+            e["t1"] = max(e["t1"], t)
+
+        def wl_event(t, key, reason, message, etype="Normal"):
+            sw = sim.workloads[key]
+            add(t, "Workload", workload_name(sw), sw.spec.namespace, uid("Workload", key), reason, message, etype)
+
+        def owner_event(t, sw, reason, message):
+            if sw.spec.kind == JOB:
+                add(t, "Job", sw.spec.name, sw.spec.namespace, uid("Job", sw.key), reason, message,
+                    component="batch/job-kueue-controller", api="batch/v1")
+            else:
+                for i in range(sw.spec.pods):
+                    n = f"{sw.spec.name}-{i}"
+                    add(t, "Pod", n, sw.spec.namespace, uid("Pod", sw.spec.namespace, n), reason, message,
+                        component="pod-kueue-controller", api="v1")
+
+        queued_at: dict[str, float] = {}
+        for t, event, f in sim.log:
+            if t > self.at:
+                break
+            key = f.get("workload")
+            if key not in sim.workloads:
+                continue
+            sw = sim.workloads[key]
+            if event == "created":
+                queued_at[key] = t
+                if sw.spec.kind == JOB:
+                    owner_event(t, sw, "CreatedWorkload", f"Created Workload: {sw.spec.namespace}/{workload_name(sw)}")
+            elif event == "admitted":
+                wait = int(t - queued_at.get(key, t))
+                wl_event(t, key, "QuotaReserved",
+                         f"Quota reserved in ClusterQueue {f['clusterQueue']}, wait time since queued was {wait}s")
+                wl_event(t, key, "Admitted",
+                         f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was 0s")
+            elif event == "released":
+                owner_event(t, sw, "Started", f"Admitted by clusterQueue {sw.cluster_queue}")
+            elif event == "preempted":
+                msg = self.eviction_message(f)
+                wl_event(t, key, "EvictedDueToPreempted", msg)
+                wl_event(t, key, "Preempted", msg)
+                pre = f.get("preemptor", "")
+                if pre in sim.workloads:
+                    wl_event(t, pre, "PreemptedWorkload",
+                             f"Preempted workload {sw.spec.namespace}/{workload_name(sw)} (UID: {uid('Workload', key)}) "
+                             f"in ClusterQueue {f['clusterQueue']}")
+                owner_event(t, sw, "Stopped", msg)
+            elif event == "quota_released":
+                queued_at[key] = t
+            elif event == "finished":
+                owner_event(t, sw, "FinishedWorkload",
+                            f"Workload '{sw.spec.namespace}/{workload_name(sw)}' is declared finished")
+        for c in with_retries(sim, self.at):
+            if c.t > self.at:
+                break
+            for f in c.evaluated:
+                reason = (f.get("condition_reason") or "Pending") if self.granular else "Pending"
+                wl_event(c.t, f["workload"], reason, f["reason"], "Warning")
+        out = []
+        for key in sorted(agg, key=lambda k: (agg[k]["t0"], k)):
+            e = agg[key]
+            name = f"{e['name']}.{hex_id(16, 'event', *map(str, key))}"
+            out.append({"apiVersion": "v1", "count": e["count"], "eventTime": None,
+                        "firstTimestamp": self.time(e["t0"]), "lastTimestamp": self.time(e["t1"]),
+                        "involvedObject": {"apiVersion": e["api"], "kind": e["kind"], "name": e["name"],
+                                           "namespace": e["ns"], "uid": e["uid"]},
+                        "kind": "Event", "message": e["message"],
+                        "metadata": {"creationTimestamp": self.time(e["t0"]), "name": name, "namespace": e["ns"],
+                                     "resourceVersion": self.resource_version(), "uid": uid("Event", name)},
+                        "reason": e["reason"], "reportingComponent": e["component"], "reportingInstance": "",
+                        "source": {"component": e["component"]}, "type": e["type"]})
+        return out
+
+    # -- the controller's Deployment and Configuration ------------------------------------------
+    def deployment(self) -> list:
+        sim = self.sim
+        label = sim.kueue.label
+        args = ["--config=/controller_manager_config.yaml", "--zap-log-level=5"]
+        gates = {k: v for k, v in sorted(sim.scn.gates.items())}
+        if gates:
+            args.append("--feature-gates=" + ",".join(f"{k}={str(v).lower()}" for k, v in gates.items()))
+        beta2 = self.v >= (0, 15, 0)
+        config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2" if beta2 else "config.kueue.x-k8s.io/v1beta1",
+                  "kind": "Configuration", "health": {"healthProbeBindAddress": ":8081"},
+                  "metrics": {"bindAddress": ":8443", "enableClusterQueueResources": True},
+                  "webhook": {"port": 9443},
+                  "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+                  "integrations": {"frameworks": ["batch/job", "pod"]}}
+        if sim.config.fair_sharing:
+            fs = {"preemptionStrategies": list(sim.config.preemption_strategies)}
+            if not beta2:
+                fs = {"enable": True, **fs}
+            config["fairSharing"] = fs
+        deploy = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {**self.meta("Deployment", "kueue-controller-manager", "kueue-system",
+                                           created=-7 * 86400),
+                               "labels": {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/version": label,
+                                          "control-plane": "controller-manager"}},
+                  "spec": {"replicas": 1,
+                           "selector": {"matchLabels": {"control-plane": "controller-manager"}},
+                           "template": {"metadata": {"labels": {"control-plane": "controller-manager"}},
+                                        "spec": {"containers": [{
+                                            "args": args, "command": ["/manager"],
+                                            "image": f"registry.k8s.io/kueue/kueue:{label}", "name": "manager"}],
+                                            "serviceAccountName": "kueue-controller-manager"}}},
+                  "status": {"availableReplicas": 1, "readyReplicas": 1, "replicas": 1, "updatedReplicas": 1}}
+        cm = {"apiVersion": "v1", "kind": "ConfigMap",
+              "data": {"controller_manager_config.yaml": _dump(config)},
+              "metadata": self.meta("ConfigMap", "kueue-manager-config", "kueue-system", created=-7 * 86400)}
+        del cm["metadata"]["generation"]
+        return [deploy, cm]
+
+
+def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) -> list[Path]:
+    """Write the cluster as it stands at ``sim.now`` into ``directory``; returns the files written."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise InputError("not a directory", file=str(out))
+    if out.exists() and any(out.iterdir()) and not force:
+        raise InputError("directory is not empty (use --force to overwrite)", file=str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    snap = Snapshot(sim, window)
+    contents = {
+        "kueue.yaml": _dump(_list(snap.kueue_objects())),
+        "nodes.yaml": _dump(_list(snap.nodes())),
+        "pods.yaml": _dump(_list(snap.pods())),
+        "events.yaml": _dump(_list(snap.events())),
+        "deployment.yaml": _dump(_list(snap.deployment())),
+        "kueue-controller-manager.log": "".join(line + "\n" for line in controller_log(sim, sim.now, window)),
+    }
+    written = []
+    for name in FILES:
+        path = out / name
+        path.write_text(contents[name], encoding="utf-8")
+        written.append(path)
+    return written
