@@ -1,0 +1,1 @@
+"""Reports written to files (HTML with inline SVG)."""
