@@ -35,3 +35,22 @@ def test_diagnose_text_runs_on_each_folder():
         out = CliRunner().invoke(cli, ["diagnose", str(folder)])
         assert out.exit_code == 0, out.output
         assert "Cause 1:" in out.output
+
+
+def test_explain_names_the_blocking_head():
+    folder = next(f for f in FOLDERS if f.name.startswith("01-"))
+    out = CliRunner().invoke(cli, ["explain", "perception/job-occflow-ft-gc8ql-53ef6", str(folder), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    chain = json.loads(out.output)["chain"]
+    topics = [c["topic"] for c in chain]
+    assert {"status", "queue", "position", "quota", "assignment", "nodes"} <= set(topics)
+    position = next(c for c in chain if c["topic"] == "position")
+    assert position["data"]["head"] == "perception/pytorchjob-bevfusion-pretrain-r12-92dbb"
+    assert "StrictFIFO" in position["text"]
+
+
+def test_explain_unknown_workload_is_one_line_error():
+    folder = FOLDERS[0]
+    out = CliRunner().invoke(cli, ["explain", "nope/missing", str(folder)])
+    assert out.exit_code == 2
+    assert "no Workload nope/missing" in out.output

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 
 import click
@@ -64,6 +65,14 @@ class Group(click.Group):
             click.echo(str(e), err=True)
             sys.exit(2)
         except BrokenPipeError:
+            sys.exit(1)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:  # a bug of ours: one line by default, the traceback on request
+            if os.environ.get("KUEUE_DOCTOR_DEBUG"):
+                raise
+            click.echo(f"kueue-doctor: internal error: {type(e).__name__}: {e} "
+                       f"(rerun with KUEUE_DOCTOR_DEBUG=1 for the traceback, and please report it)", err=True)
             sys.exit(1)
 
 
