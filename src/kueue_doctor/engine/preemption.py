@@ -194,7 +194,12 @@ class Preemptor:
                 _Stream(iter(same)))
 
     def _reclaim_candidates(self, wi, cq, cand_cq, adv, lca, frs_need):
+        node = cand_cq.node
         for cand in cand_cq.sorted_workloads():
+            # Removing candidates only lowers this queue's usage: once it stops borrowing, none
+            # of its remaining workloads can be a valid reclaim candidate in this search.
+            if not any(node.usage.get(fr, 0) > node.nominal(fr) for fr in frs_need):
+                return
             if cand.key not in cand_cq.workloads:
                 continue
             variant = self._classify(wi, cand, cq, adv, frs_need)
