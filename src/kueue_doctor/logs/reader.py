@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from ..errors import InputError
 
@@ -170,10 +170,6 @@ def decode_console(line: bytes) -> dict | None:
 
 def looks_console(line: bytes) -> bool:
     return b"\t" in line and line[:1].isdigit()
-
-
-def iter_lines(buf: bytes, end: int) -> Iterable[bytes]:
-    return buf[:end].split(b"\n")[:-1]
 
 
 def source_label(source) -> str:

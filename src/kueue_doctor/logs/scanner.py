@@ -1,83 +1,212 @@
-"""``scan()``: stream the inputs, pick candidate lines with fast byte searches, build a LogReport."""
+"""``scan()``: stream the inputs, pick candidate lines with fast byte searches, build a LogReport.
+
+What a line contributes depends only on the line (and, for ordered state, on the lines before
+it), never on where chunks happen to be cut: a run of zap JSON lines goes through
+``scan_json``; anything else (console encoder, klog text, garbage) goes line by line through
+``_scan_other``. That is what lets parallel.py cut a file anywhere at a newline and still give
+the report a sequential scan gives.
+"""
 from __future__ import annotations
 
+import json
 import re
 
-from .reader import (CHUNK, MAX_LINE, ReadStats, chunks, decode_console, decode_json, iter_lines,
-                     looks_console, open_sources)
+from .reader import (_BORROWING, _CUT, _PREEMPTED_TAIL, CHUNK, MAX_LINE, ReadStats, chunks,
+                     decode_console, decode_json, looks_console, open_sources)
 from .report import LogReport, build_report
-from .signatures import MESSAGES, NEEDLES, Evidence, _HANDLERS
+from .signatures import CYCLE_KEY, MESSAGES, NEEDLES, Evidence, _HANDLERS, cycle_duration
+from .timeparse import parse_ts
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
 _KLOG = re.compile(rb"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$")
 _LEADER = (b" lease", b"election lost", b"stopped leading")
+_ERRORS = ("error", "dpanic", "panic", "fatal")
+_CONFLICT = b"Operation cannot be fulfilled"
+# Below this size a range that holds a non-JSON line is read line by line; above it, halved.
+_SPLIT_BELOW = 64 << 10
 
 
 def scan(source, since: float | None = None, until: float | None = None, *,
-         grace: float = 60.0, chunk_size: int = CHUNK, max_line: int = MAX_LINE) -> LogReport:
+         grace: float = 60.0, chunk_size: int = CHUNK, max_line: int = MAX_LINE,
+         workers: int | None = None) -> LogReport:
     """Scan Kueue controller logs.
 
     ``source`` is a path, ``"-"`` (stdin), a binary stream, or an iterable of paths and/or log
     lines (bytes, or str that start with "{", contain a tab or end with a newline).
     ``since``/``until`` are seconds since the epoch; records outside are ignored (the line
     counts still cover everything read). ``grace`` is how long a preemption victim may keep its
-    quota before it counts as slow.
+    quota before it counts as slow. ``workers``: processes for regular files (None: one per CPU
+    for files over a few chunks, 1: none); streams (.gz, stdin, lines) are read in this process.
+    The report does not depend on ``workers`` or ``chunk_size``.
     """
+    from .parallel import scan_file, regular_file
+
     stats = ReadStats()
     ev = Evidence(since, until)
+    window = since is not None or until is not None
     for name, stream in open_sources(source):
         try:
+            if regular_file(name, stream):
+                scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
+                          max_line=max_line)
+                continue
             for buf, end in chunks(stream, stats, name, size=chunk_size, max_line=max_line):
-                _scan_chunk(buf, end, stats, ev)
+                tape: list = []
+                scan_range(buf, 0, end, stats, tape, window)
+                apply(ev, tape)
         finally:
             if name not in ("-", "<stream>"):
                 stream.close()
     return build_report(stats, ev, grace=grace)
 
 
-def _scan_chunk(buf: bytes, end: int, stats: ReadStats, ev: Evidence) -> None:
-    n = buf.count(b"\n", 0, end)
-    stats.lines += n
-    if buf.find(b"\t", 0, end) >= 0 or not _all_json_shaped(buf, end, n):
-        _scan_slow(buf, end, stats, ev)
-        return
-    stats.parsed += n
-    starts = []
-    # One walk over the "msg" keys: a C-level startswith against every message of interest
-    # costs less than one bytes.find pass per message.
-    find, startswith = buf.find, buf.startswith
-    p = find(_MSG_KEY, 0, end)
-    while p >= 0:
-        m = p + _MSG_LEN
-        if startswith(MESSAGES, m):
-            ls = buf.rfind(b"\n", 0, p) + 1
-            le = find(b"\n", m, end)
-            keep = _KEEP.get(buf[m:m + 12])
-            if keep is None or keep(buf, m, le):
-                starts.append((ls, le))
-            p = find(_MSG_KEY, le, end)
+# --- the tape ----------------------------------------------------------------------------------
+# Scanning turns lines into events: small tuples with the fields already cut out, timestamps
+# parsed and JSON decoded. Everything order-dependent happens in apply(), in file order, with
+# the Evidence handlers; so worker processes can scan ranges of a file while one process
+# applies their tapes, and the report is the one a single pass gives.
+
+_FEED, _DUR, _LEADER_TEXT, _EV_ADMIT, _EV_REQUEUE, _EV_EVAL, _EV_ONGOING = range(7)
+
+
+def apply(ev: Evidence, tape: list) -> None:
+    seen = ev.seen
+    for e in tape:
+        kind = e[0]
+        if kind == _EV_ADMIT:
+            _, ts, cq, wl, conflict = e
+            if seen(ts):
+                ev.admitted(ev.resolve_cq(cq, wl), wl, ts)
+                ev.conflicts += conflict
+        elif kind == _DUR:
+            ev._duration(e[1])
+        elif kind == _EV_REQUEUE:
+            _, ts, cq, wl, reason, conflict = e
+            if seen(ts):
+                ev.requeued(ev.resolve_cq(cq, wl), wl, ts, reason)
+                ev.conflicts += conflict
+        elif kind == _EV_EVAL:
+            _, ts, cq, wl, status, reason, borrowing, preempted, cycle, raw, conflict = e
+            if seen(ts):
+                ev.evaluated(ev.resolve_cq(cq, wl), wl, ts, status, reason, borrowing, preempted, cycle, raw)
+                ev.conflicts += conflict
+        elif kind == _EV_ONGOING:
+            _, ts, target, preemptor, cycle, raw, conflict = e
+            if seen(ts):
+                ev.ongoing(target, preemptor, ts, cycle, raw)
+                ev.conflicts += conflict
+        elif kind == _FEED:
+            ev.feed(e[1], e[2])
         else:
-            p = find(_MSG_KEY, m, end)
-    p = find(_ERROR, 0, end)
-    while p >= 0:
-        le = find(b"\n", p, end)
-        starts.append((p, le))
-        p = find(_ERROR, le, end)
-    starts = sorted(set(starts))
-    for ls, le in starts:
-        line = buf[ls:le]
-        if ev.cycle_line(line):
-            continue
-        obj = decode_json(line)
+            ev.leader_text(e[1], None)
+
+
+def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
+    """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``."""
+    n = buf.count(b"\n", a, b)
+    if not n:
+        return
+    # Every line is "{...}" exactly when each newline but the last sits between "}" and "{":
+    # two C-level counts decide it for the whole range.
+    if buf[a] == 0x7B and buf[b - 2] == 0x7D and buf.count(b"}\n{", a, b) == n - 1:
+        stats.lines += n
+        stats.parsed += n
+        scan_json(buf, a, b, stats, tape, window)
+    elif n == 1 or b - a < _SPLIT_BELOW:
+        _scan_lines(buf, a, b, stats, tape, window)
+    else:
+        # A few odd lines in a big range: halve until the clean parts can take the fast path.
+        mid = buf.find(b"\n", (a + b) // 2, b - 1)
+        if mid < 0:
+            mid = buf.rfind(b"\n", a, (a + b) // 2)
+        scan_range(buf, a, mid + 1, stats, tape, window)
+        scan_range(buf, mid + 1, b, stats, tape, window)
+
+
+def _scan_lines(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
+    """Line by line, for small ranges with console-encoder lines, garbage or truncation."""
+    for line in buf[a:b - 1].split(b"\n"):
+        line = line.rstrip(b"\r")
+        if line.startswith(b"{") and line.endswith(b"}"):
+            stats.lines += 1
+            stats.parsed += 1
+            scan_json(line + b"\n", 0, len(line) + 1, stats, tape, window)
+        else:
+            _scan_other(line, stats, tape)
+
+
+def _scan_other(line: bytes, stats: ReadStats, tape: list) -> None:
+    stats.lines += 1
+    if looks_console(line):
+        if not any(m in line for m in _CONSOLE_MSGS) and not any(nd in line for nd in NEEDLES):
+            stats.parsed += 1
+            return
+        obj = decode_console(line)
         if obj is None:
-            stats.parsed -= 1
             stats.malformed += 1
         else:
-            ev.feed(obj, line)
+            stats.parsed += 1
+            tape.append((_FEED, obj, line))
+        return
+    stats.malformed += 1
+    k = _KLOG.match(line)
+    if k and any(w in line for w in _LEADER):
+        tape.append((_LEADER_TEXT, k.group(1).decode(errors="replace")))
 
 
-def _evaluated(buf: bytes, m: int, le: int) -> bool:
-    # Most evaluations are plain admissions without borrowing; look before decoding.
+# --- zap JSON lines ----------------------------------------------------------------------------
+
+# One regex pass finds every '"msg":"' followed by a message of interest (MESSAGES: the exact
+# strings after the key). A group per frequent message tells the loop which extractor to try.
+_FREQUENT = {
+    1: b'Workload successfully admitted and assigned flavors"',
+    2: b'Workload re-queued"',
+    3: b'Workload evaluated for admission"',
+    4: b'Preemption ongoing"',
+    5: b'Preemption already issued, waiting for observation"',
+    6: b'Scheduling cycle complete"',
+}
+_ADMITTED, _REQUEUED, _EVALUATED, _ONGOING, _ALREADY, _CYCLE = range(1, 7)
+assert all(m in MESSAGES for m in _FREQUENT.values())
+# 'msg":"' rather than '"msg":"': sre scans for the first byte of the literal prefix, and "m" is
+# much rarer than '"' in JSON; the quote before it is checked by hand.
+_CANDIDATE = re.compile(
+    rb'msg":"(?:' + b"|".join(b"(" + re.escape(_FREQUENT[g]) + b")" for g in sorted(_FREQUENT))
+    + b"|" + b"|".join(re.escape(m) for m in MESSAGES if m not in _FREQUENT.values()) + b")")
+_ERROR = b'{"level":"error'
+
+# Strict shapes of the frequent lines as Kueue writes them. A line that matches is valid JSON
+# without duplicate keys and its string values have no escapes, so the cut-out bytes are exactly
+# what json.loads would give; anything else (other versions, odd values) takes decode_json.
+_S = rb'[^"\\\x00-\x1f]*'
+_N = rb'-?(?:0|[1-9][0-9]*)'
+_HEAD = rb'\{"level":"(' + _S + rb')","ts":"(' + _S + rb')","logger":"' + _S + rb'","caller":"' + _S + rb'","msg":"'
+_TAG = rb'(?:,"replica-role":"' + _S + rb'")?(?:,"schedulingCycle":(' + _N + rb'))?'
+_REF = rb'\{"name":"(' + _S + rb')","namespace":"(' + _S + rb')"\}'
+_WLCQ = rb',"workload":' + _REF + rb',"clusterQueue":\{"name":"(' + _S + rb')"\}'
+_MAP = rb'\{(?:"' + _S + rb'":"' + _S + rb'"(?:,"' + _S + rb'":"' + _S + rb'")*)?\}'
+_ASSIGN = rb'\{"name":"' + _S + rb'","flavors":' + _MAP + rb',"resourceUsage":' + _MAP + rb',"count":' + _N + rb'\}'
+_COHORT = rb'(?:,"parentCohort":\{"name":"' + _S + rb'"\})?(?:,"rootCohort":\{"name":"' + _S + rb'"\})?'
+_ADMITTED_LINE = re.compile(_HEAD + _FREQUENT[_ADMITTED] + _TAG + _WLCQ + _COHORT
+                            + rb',"assignments":\[(?:' + _ASSIGN + rb'(?:,' + _ASSIGN + rb')*)?\]\}')
+_REQUEUED_LINE = re.compile(_HEAD + _FREQUENT[_REQUEUED] + _TAG + _WLCQ
+                            + rb',"queue":\{"name":"' + _S + rb'"(?:,"namespace":"' + _S + rb'")?\}'
+                            + rb',"requeueReason":"(' + _S + rb')","added":(?:true|false),"status":"(' + _S + rb')"\}')
+_ONGOING_LINE = re.compile(_HEAD + rb'(?:' + _FREQUENT[_ONGOING] + b"|" + _FREQUENT[_ALREADY] + rb')' + _TAG
+                           + rb',"targetWorkload":' + _REF + rb',"preemptingWorkload":' + _REF + rb'\}')
+# decode_json reads an evaluation only up to its V(4) nominatedAssignment, so only that head
+# needs the strict shape; the extras after it are cut out exactly as decode_json does.
+_EVALUATED_HEAD = re.compile(_HEAD + _FREQUENT[_EVALUATED] + _TAG + _WLCQ
+                             + rb',"status":"(' + _S + rb')","reason":"(' + _S + rb')"')
+
+
+def _ref(name: bytes, ns: bytes) -> str:
+    return f"{ns.decode()}/{name.decode()}" if ns else name.decode()
+
+
+def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
+    # Most evaluations are plain admissions without borrowing or nominations waiting for
+    # preemptions: neither changes the evidence, so they are dropped before any decoding.
     p = buf.find(b'"status":"', m, le)
     if p < 0:
         return True
@@ -87,42 +216,124 @@ def _evaluated(buf: bytes, m: int, le: int) -> bool:
     return p >= 0 and buf[p + 12:p + 13] != b"0"
 
 
-_MSG_KEY = b'"msg":"'
-_MSG_LEN = len(_MSG_KEY)
-_ERROR = b'{"level":"error'
-_KEEP = {b"Workload eva": _evaluated}
-
-
-def _all_json_shaped(buf: bytes, end: int, n: int) -> bool:
-    # Every line is "{...}" exactly when each newline but the last sits between "}" and "{".
-    # Two C-level counts decide it for the whole chunk; only chunks with odd lines go slow.
-    if buf[:1] != b"{" or buf[end - 2:end - 1] != b"}":
-        return False
-    return buf.count(b"}\n{", 0, end) == n - 1
-
-
-def _scan_slow(buf: bytes, end: int, stats: ReadStats, ev: Evidence) -> None:
-    """Line by line, for chunks with console-encoder lines, garbage or truncation."""
-    for line in iter_lines(buf, end):
-        line = line.rstrip(b"\r")
-        if line.startswith(b"{") and line.endswith(b"}"):
-            if not any(nd in line for nd in NEEDLES):
-                stats.parsed += 1
-                continue
-            obj = decode_json(line)
-        elif looks_console(line):
-            if not any(m in line for m in _CONSOLE_MSGS) and not any(nd in line for nd in NEEDLES):
-                stats.parsed += 1
-                continue
-            obj = decode_console(line)
-        else:
-            stats.malformed += 1
-            k = _KLOG.match(line)
-            if k and any(w in line for w in _LEADER):
-                ev.leader_text(k.group(1).decode(errors="replace"), None)
+def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
+    """buf[a:b]: whole lines, each "{...}" and a newline; stats.lines/parsed already counted."""
+    spans = []
+    skip = a
+    find, rfind = buf.find, buf.rfind
+    for mt in _CANDIDATE.finditer(buf, a, b):
+        s = mt.start()
+        if s < skip or s == a or buf[s - 1] != 0x22:
             continue
+        le = find(b"\n", s, b)
+        skip = le
+        kind = mt.lastindex or 0
+        if kind == _EVALUATED and not _keep_evaluated(buf, s + 6, le):
+            continue
+        spans.append((rfind(b"\n", a, s) + 1 or a, le, kind))
+    p = find(_ERROR, a, b)
+    if p >= 0:
+        # Error lines count whatever their message; rare, so they and the lines around them
+        # take the general path, in file order.
+        errs = []
+        while p >= 0:
+            le = find(b"\n", p, b)
+            errs.append((p, le, 0))
+            p = find(_ERROR, le, b)
+        spans = sorted({(ls, le) for ls, le, _ in spans + errs})
+        spans = [(ls, le, 0) for ls, le in spans]
+    ascii_ = buf.isascii()
+    conflicts = buf.find(_CONFLICT, a, b) >= 0
+    append = tape.append
+    for ls, le, kind in spans:
+        line = buf[ls:le]
+        if kind and kind != _CYCLE and (ascii_ or line.isascii()):
+            e = _fast(line, kind, window)
+            if e is not None:
+                append(e + ((conflicts and _CONFLICT in line),))
+                continue
+        d = None if window else cycle_duration(line)
+        if d is not None:
+            append((_DUR, d))
+            continue
+        obj = decode_json(line)
         if obj is None:
+            stats.parsed -= 1
             stats.malformed += 1
         else:
-            stats.parsed += 1
-            ev.feed(obj, line)
+            append((_FEED, obj, line))
+
+
+_SECONDS: dict[bytes, float | None] = {}
+
+
+def _ts(text: bytes) -> float | None:
+    # parse_ts for zap's "2026-08-20T10:15:02.123456789Z", with the same arithmetic; other
+    # forms go to parse_ts itself.
+    head = text[:19]
+    base = _SECONDS.get(head)
+    if base is None:
+        base = parse_ts(head.decode() + "Z")
+        if base is None:
+            return parse_ts(text.decode())
+        if len(_SECONDS) > 100_000:
+            _SECONDS.clear()
+        _SECONDS[head] = base
+    if len(text) > 21 and text[19] == 0x2E and text[-1] == 0x5A:
+        digits = text[20:-1]
+        if digits.isdigit():
+            return base + int(digits) / 10 ** len(digits) - 0.0
+    return parse_ts(text.decode())
+
+
+def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
+    """An event from fields cut out of a frequent line's bytes; None: take decode_json."""
+    if kind == _EVALUATED:
+        m = _EVALUATED_HEAD.match(line)
+        if m is None:
+            return None
+        cut = m.end()
+        if line.startswith(_CUT, cut):
+            extra = line[cut:]
+        elif cut == len(line) - 1:
+            extra = b""
+        else:
+            return None
+        if not window and CYCLE_KEY in extra:
+            return None  # cycle_duration would read it as a cycle line
+    elif kind == _ADMITTED:
+        m = _ADMITTED_LINE.fullmatch(line)
+    elif kind == _REQUEUED:
+        m = _REQUEUED_LINE.fullmatch(line)
+    else:
+        m = _ONGOING_LINE.fullmatch(line)
+    if m is None:
+        return None
+    g = m.groups()
+    if g[0].decode() in _ERRORS:
+        return None
+    ts = _ts(g[1])
+    if kind == _ADMITTED:
+        return (_EV_ADMIT, ts, g[5].decode(), _ref(g[3], g[4]))
+    if kind == _REQUEUED:
+        reason = g[6].decode() or ("skipped" if g[7] == b"skipped" else "Generic")
+        return (_EV_REQUEUE, ts, g[5].decode(), _ref(g[3], g[4]), reason)
+    cycle = None if g[2] is None else int(g[2])
+    if kind == _EVALUATED:
+        status = g[6].decode()
+        borrowing, preempted = 0, None
+        if extra:
+            b = _BORROWING.search(extra)
+            if b:
+                borrowing = int(b.group(1))
+            # Only an overlap skip reads the targets (and only it keeps the line as an example).
+            if status == "skipped":
+                tail = extra.rfind(_PREEMPTED_TAIL)
+                if tail > 0:
+                    try:
+                        preempted = json.loads(extra[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
+                    except ValueError:
+                        pass
+        return (_EV_EVAL, ts, g[5].decode(), _ref(g[3], g[4]), status, g[7].decode(), borrowing,
+                preempted, cycle, line if status == "skipped" else b"")
+    return (_EV_ONGOING, ts, _ref(g[3], g[4]), _ref(g[5], g[6]), cycle, line)

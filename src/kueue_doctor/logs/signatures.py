@@ -44,9 +44,23 @@ MSG_SKIP_CQ = "Skipping ClusterQueue"
 MSG_CYCLE = "Scheduling cycle complete"
 OVERLAP = "Workload has overlapping preemption targets with another workload"
 LEADER_WORDS = ("leader lease", "acquired lease", "renew lease", "election lost", "stopped leading")
-_CYCLE_KEY = b'"msg":"Scheduling cycle complete"'
+CYCLE_KEY = b'"msg":"Scheduling cycle complete"'
 EXAMPLES = 3
 TIMES_CAP = 100_000
+
+
+def cycle_duration(line: bytes) -> float | None:
+    """The one line every cycle writes: only its duration is needed, so it is not decoded."""
+    if CYCLE_KEY not in line:
+        return None
+    p = line.find(b'"duration":')
+    if p < 0:
+        return None
+    q = line.find(b"}", p)
+    try:
+        return float(line[p + 11:q])
+    except ValueError:
+        return None
 
 
 def ref(value) -> str:
@@ -129,33 +143,10 @@ class Evidence:
 
     # --- dispatch -------------------------------------------------------------------------
 
-    def cycle_line(self, line: bytes) -> bool:
-        """Fast path for the one line every cycle writes: only its duration is needed."""
-        if self.since is not None or self.until is not None or _CYCLE_KEY not in line:
-            return False
-        p = line.find(b'"duration":')
-        if p < 0:
-            return False
-        q = line.find(b"}", p)
-        try:
-            d = float(line[p + 11:q])
-        except ValueError:
-            return False
-        self._duration(d)
-        return True
-
     def feed(self, obj: dict, raw: bytes) -> None:
         ts = parse_ts(obj.get("ts"))
-        if ts is not None:
-            if self.since is not None and ts < self.since:
-                return
-            if self.until is not None and ts > self.until:
-                return
-            if self.first is None or ts < self.first:
-                self.first = ts
-            if self.last is None or ts > self.last:
-                self.last = ts
-        self.in_window += 1
+        if not self.seen(ts):
+            return
         msg = obj.get("msg")
         if not isinstance(msg, str):
             return
@@ -173,6 +164,20 @@ class Evidence:
             del self.leader_events[:-50]
         if low == "starting manager":
             self.restarts += 1
+
+    def seen(self, ts: float | None) -> bool:
+        """The window check and first/last bookkeeping every record goes through; False if outside."""
+        if ts is not None:
+            if self.since is not None and ts < self.since:
+                return False
+            if self.until is not None and ts > self.until:
+                return False
+            if self.first is None or ts < self.first:
+                self.first = ts
+            if self.last is None or ts > self.last:
+                self.last = ts
+        self.in_window += 1
+        return True
 
     def finish(self) -> None:
         """Attribute preemptions to the preemptors' ClusterQueues, now that all lines are read."""
@@ -205,8 +210,9 @@ class Evidence:
         return q
 
     def _cq(self, obj: dict) -> str:
-        cq = ref(obj.get("clusterQueue"))
-        wl = ref(obj.get("workload"))
+        return self.resolve_cq(ref(obj.get("clusterQueue")), ref(obj.get("workload")))
+
+    def resolve_cq(self, cq: str, wl: str) -> str:
         if cq and wl:
             self.workload_cq[wl] = cq
         elif wl and not cq:
@@ -236,25 +242,30 @@ class Evidence:
     # --- handlers -------------------------------------------------------------------------
 
     def _admitted(self, obj, ts, raw):
-        q = self._queue(self._cq(obj), ts)
+        self.admitted(self._cq(obj), ref(obj.get("workload")), ts)
+
+    def admitted(self, cq: str, wl: str, ts: float | None) -> None:
+        """An admission; ``cq`` is already resolved (see resolve_cq)."""
+        q = self._queue(cq, ts)
         q.admitted += 1
         if ts is not None and len(q.admit_times) < TIMES_CAP:
             q.admit_times.append(ts)
         m = self._minute(ts)
         if m is not None:
             q.timeline[m]["admitted"] += 1
-        wl = ref(obj.get("workload"))
         q.heads.pop(wl, None)
 
     def _requeued(self, obj, ts, raw):
         cq = self._cq(obj)
-        q = self._queue(cq, ts)
         reason = obj.get("requeueReason") or ("skipped" if obj.get("status") == "skipped" else "Generic")
+        self.requeued(cq, ref(obj.get("workload")), ts, reason)
+
+    def requeued(self, cq: str, wl: str, ts: float | None, reason: str) -> None:
+        q = self._queue(cq, ts)
         q.requeue[reason] += 1
         m = self._minute(ts)
         if m is not None:
             q.timeline[m]["requeued"] += 1
-        wl = ref(obj.get("workload"))
         head = q.heads.get(wl)
         if head is None:
             if len(q.heads) >= 1000:  # bounded: forget the least retried head
@@ -266,11 +277,13 @@ class Evidence:
 
     def _evaluated(self, obj, ts, raw):
         cq = self._cq(obj)
-        status = obj.get("status")
-        reason = obj.get("reason") or ""
-        wl = ref(obj.get("workload"))
+        self.evaluated(cq, ref(obj.get("workload")), ts, obj.get("status"), obj.get("reason") or "",
+                       obj.get("borrowing", 0), obj.get("preempted"), obj.get("schedulingCycle"), raw)
+
+    def evaluated(self, cq: str, wl: str, ts: float | None, status, reason: str, borrowing,
+                  preempted, cycle, raw: bytes) -> None:
         if status == "assumed":
-            if obj.get("borrowing", 0) > 0 and cq and cq not in self.borrowing:
+            if borrowing > 0 and cq and cq not in self.borrowing:
                 self.borrowing[cq] = ts
             return
         if status == "" and reason:
@@ -282,17 +295,16 @@ class Evidence:
             q = self._queue(cq, ts)
             q.skipped_overlap += 1
             self._example(self.skipped, raw)
-            targets = obj.get("preempted") or []
+            targets = preempted or []
             for t in targets if isinstance(targets, list) else []:
                 v = self._victim(ref(t), ts)
                 v.skipper_cqs.add(cq)
                 v.preemptors.add(wl)
                 v.lines += 1
-                self._cycle(v, obj)
+                self._cycle(v, cycle)
 
     @staticmethod
-    def _cycle(v: Victim, obj: dict) -> None:
-        c = obj.get("schedulingCycle")
+    def _cycle(v: Victim, c) -> None:
         if c is None or c != v.last_cycle:
             v.cycles += 1
             v.last_cycle = c
@@ -315,12 +327,14 @@ class Evidence:
         self._example(v.examples, raw)
 
     def _ongoing(self, obj, ts, raw):
-        target = ref(obj.get("targetWorkload"))
-        preemptor = ref(obj.get("preemptingWorkload"))
+        self.ongoing(ref(obj.get("targetWorkload")), ref(obj.get("preemptingWorkload")), ts,
+                     obj.get("schedulingCycle"), raw)
+
+    def ongoing(self, target: str, preemptor: str, ts: float | None, cycle, raw: bytes) -> None:
         v = self._victim(target, ts)
         v.preemptors.add(preemptor)
         v.lines += 1
-        self._cycle(v, obj)
+        self._cycle(v, cycle)
         self._example(v.examples, raw)
 
     def _no_candidates(self, obj, ts, raw):

@@ -1,0 +1,134 @@
+"""Regular files: scan byte ranges cut at newlines, in worker processes, apply tapes in order.
+
+A range always starts at a line start, and every line means the same wherever the ranges are
+cut (see scanner.py), so the tapes applied in file order give the report one pass would. The
+ranges depend only on the file and ``chunk_size``, never on the number of workers, and a
+sequential scan walks the very same ranges. Streams (.gz, stdin) cannot be cut and stay in
+one process.
+"""
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import stat
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+
+from ..errors import InputError
+from .reader import ReadStats, chunks
+from .signatures import Evidence
+
+PIECES_PER_RANGE = 8      # a range is this many read chunks (32 MiB with the default 4 MiB)
+AUTO_MIN_SIZE = 64 << 20  # below this, starting processes costs more than it saves
+IN_FLIGHT = 2             # ranges queued per worker: enough to keep workers busy, memory bounded
+
+
+def regular_file(name: str, stream) -> bool:
+    if name in ("-", "<stream>", "<lines>") or not isinstance(stream, io.BufferedReader):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+class _Slice:
+    """read() over bytes [start, stop) of a file: what chunks() needs."""
+
+    def __init__(self, f, start: int, stop: int):
+        f.seek(start)
+        self.f = f
+        self.left = stop - start
+
+    def read(self, n: int) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.f.read(min(n, self.left))
+        self.left -= len(data)
+        return data
+
+
+def _bounds(f, size: int, step: int) -> list[int]:
+    """Line starts at or just after each multiple of ``step``, plus 0 and the end."""
+    out = [0]
+    pos = step
+    while pos < size:
+        f.seek(pos - 1)
+        at = pos - 1
+        while True:
+            data = f.read(1 << 16)
+            if not data:
+                at = size
+                break
+            i = data.find(b"\n")
+            if i >= 0:
+                at += i + 1
+                break
+            at += len(data)
+        if at >= size:
+            break
+        if at > out[-1]:
+            out.append(at)
+        pos = max(pos + step, at + 1)
+    out.append(size)
+    return out
+
+
+def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool):
+    """One range of a file: its line counts and its tape."""
+    from .scanner import scan_range
+
+    stats = ReadStats()
+    tape: list = []
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(e.strerror or str(e), file=path) from None
+    with f:
+        for buf, end in chunks(_Slice(f, start, stop), stats, path, size=chunk_size, max_line=max_line):
+            scan_range(buf, 0, end, stats, tape, window)
+    return stats, tape
+
+
+def _add(total: ReadStats, part: ReadStats) -> None:
+    total.lines += part.lines
+    total.parsed += part.parsed
+    total.malformed += part.malformed
+    total.too_long += part.too_long
+
+
+def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int | None,
+              chunk_size: int, max_line: int) -> None:
+    from .scanner import apply
+
+    size = os.fstat(stream.fileno()).st_size
+    bounds = _bounds(stream, size, chunk_size * PIECES_PER_RANGE)
+    ranges = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+    window = ev.since is not None or ev.until is not None
+    if workers is None:
+        workers = (os.cpu_count() or 1) if size >= AUTO_MIN_SIZE else 1
+    workers = max(1, min(workers, len(ranges)))
+    if workers == 1:
+        for a, b in ranges:
+            part, tape = scan_piece(name, a, b, chunk_size, max_line, window)
+            _add(stats, part)
+            apply(ev, tape)
+        return
+    # fork: workers start in milliseconds with everything already imported.
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        todo = iter(ranges)
+        pending: deque = deque()
+        for a, b in todo:
+            pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window))
+            if len(pending) >= workers * IN_FLIGHT:
+                break
+        while pending:
+            part, tape = pending.popleft().result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(pool.submit(scan_piece, name, *nxt, chunk_size, max_line, window))
+            _add(stats, part)
+            apply(ev, tape)
