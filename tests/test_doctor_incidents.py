@@ -54,3 +54,13 @@ def test_explain_unknown_workload_is_one_line_error():
     out = CliRunner().invoke(cli, ["explain", "nope/missing", str(folder)])
     assert out.exit_code == 2
     assert "no Workload nope/missing" in out.output
+
+
+def test_diagnose_html_is_one_offline_file(tmp_path):
+    folder = FOLDERS[0]
+    out_file = tmp_path / "d.html"
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "html", "-o", str(out_file)])
+    assert out.exit_code == 0, out.output
+    html = out_file.read_text()
+    assert html.startswith("<!doctype html>") and "head-of-line-blocking" in html
+    assert "http://" not in html and "https://" not in html and "<script" not in html
