@@ -76,12 +76,24 @@ def summary_table(summary: dict) -> None:
 @click.option("--kueue-version", "version", help="Override the scenario's Kueue release (e.g. 0.13.2).")
 @click.option("--gate", "gates", multiple=True, help="Feature gate override NAME=true|false (repeatable).")
 @click.option("--omit-wall-time", is_flag=True, help="Leave wallSeconds out, for byte-identical reruns.")
+@click.option("--snapshot-at", help="Write the cluster as it stands at this simulated time (e.g. 2h).")
+@click.option("--snapshot-dir", type=click.Path(file_okay=False), help="Folder for --snapshot-at.")
+@click.option("--force", is_flag=True, help="Overwrite a non-empty --snapshot-dir.")
 def command(scenario: str, as_json: bool, timeseries: bool, html_out: Optional[str], until: Optional[str],
-            version: Optional[str], gates: tuple[str, ...], omit_wall_time: bool) -> None:
+            version: Optional[str], gates: tuple[str, ...], omit_wall_time: bool, snapshot_at: Optional[str],
+            snapshot_dir: Optional[str], force: bool) -> None:
     """Run a simulation SCENARIO (kind: Simulation, docs/simulator.md) or Kueue's
     performance-test generator config, and report admissions, time to admission,
     usage and guarantee violations per ClusterQueue."""
-    sim = run_scenario(scenario, version, parse_gates(gates), until)
+    if snapshot_at:
+        if not snapshot_dir:
+            raise InputError("--snapshot-at needs --snapshot-dir")
+        from ..sim.snapshot import snapshot_then_continue
+        sim = snapshot_then_continue(scenario, version, parse_gates(gates), snapshot_at, snapshot_dir, force, until)
+    elif snapshot_dir:
+        raise InputError("--snapshot-dir needs --snapshot-at")
+    else:
+        sim = run_scenario(scenario, version, parse_gates(gates), until)
     summary = sim.recorder.summary()
     if omit_wall_time:
         summary.pop("wallSeconds")

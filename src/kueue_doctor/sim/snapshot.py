@@ -22,7 +22,13 @@ from .scenario import JOB, POD_GROUP
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING
 from .zaplog import (WINDOW, controller_log, hex_id, uid, with_retries, workload_name)
 
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    # kubectl never writes YAML anchors; shared dicts must be printed in full
+    def ignore_aliases(self, data) -> bool:
+        return True
+
 FILES = ("kueue.yaml", "nodes.yaml", "pods.yaml", "events.yaml", "deployment.yaml", "kueue-controller-manager.log")
 GATE = "kueue.x-k8s.io/admission"
 _V1BETA1_FUNGIBILITY = {"MayStopSearch": "Borrow", "TryNextFlavor": "TryNextFlavor", "Preempt": "Preempt"}
@@ -559,3 +565,26 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
         path.write_text(contents[name], encoding="utf-8")
         written.append(path)
     return written
+
+
+def snapshot_then_continue(path: str, version: Optional[str], gates: dict, at: str, directory: str,
+                           force: bool = False, until: Optional[str] = None):
+    """``simulate --snapshot-at``: write the folder at ``at``, then return the full run for the summary.
+
+    The simulator cannot resume after ``run(until)`` (arrivals are queued by ``run``), so the
+    summary comes from a second, identical run: the simulation is deterministic.
+    """
+    from ..commands.simulate import run_scenario
+    from .scenario import duration, load_scenario
+    from .simulator import Simulator
+    t = duration(at, "--snapshot-at")
+    end = duration(until, "--until") if until else None
+    if end is not None and t > end:
+        raise InputError("--snapshot-at is after --until")
+    scn = load_scenario(path)
+    if version:
+        scn.version = version
+    if gates:
+        scn.gates.update(gates)
+    write_snapshot(Simulator(scn).run(t), directory, force=force)
+    return run_scenario(path, version, gates, until)

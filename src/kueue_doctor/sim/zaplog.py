@@ -102,13 +102,27 @@ def _retried(f: dict) -> bool:
     return f["requeue"] == "PendingPreemption" or f["status"] in ("skipped", "nominated")
 
 
+def _outcome(f: dict) -> tuple:
+    return f["status"], f["reason"], tuple(f.get("targets", ())), f["requeue"]
+
+
 def _jitter(n: int) -> float:
     return (int.from_bytes(_digest("retry", str(n))[:4], "big") / 2**32 - 0.5) * 2 * RETRY_JITTER
 
 
 def with_retries(sim, until: float) -> list[Cycle]:
     """Real cycles plus the retries of immediately re-queued heads between them."""
-    real = real_cycles(sim)
+    real: list[Cycle] = []
+    last: dict[str, tuple] = {}
+    for c in real_cycles(sim):
+        # The simulator re-runs cycles a few milliseconds apart while heads bounce between the
+        # active and inadmissible lists; a cycle that only repeats each head's last outcome is
+        # one of the retries the log thins out.
+        if real and not c.admitted and not c.preempted and c.t - real[-1].t < RETRY_EVERY - RETRY_JITTER \
+                and all(last.get(f["workload"]) == _outcome(f) for f in c.evaluated):
+            continue
+        real.append(c)
+        last.update((f["workload"], _outcome(f)) for f in c.evaluated)
     out: list[Cycle] = []
     for i, c in enumerate(real):
         out.append(c)
@@ -371,7 +385,8 @@ class ZapLog:
                 continue
             usage = _usage_of(f)
             drs = replay.drs_with(f["clusterQueue"], usage)
-            values.append((other.node.parent.name, f["workload"], drs_text(sim, drs)))
+            ref = workload_ref(sim, f["workload"])
+            values.append((other.node.parent.name, f"{ref['namespace']}/{ref['name']}", drs_text(sim, drs)))
         values.sort()
         rc = {"rootCohort": {"name": root}}
         self.line(now, 5, "scheduler", "scheduler/fair_sharing_iterator.go:86",
