@@ -47,6 +47,25 @@ class Entry:
         return self.wi.key
 
 
+class CycleTargets:
+    """Workloads already chosen as preemption targets in this cycle (PreemptedWorkloads),
+    also indexed by cohort tree: a victim in another tree never changes a queue's capacity."""
+
+    def __init__(self) -> None:
+        self.all: dict[str, Target] = {}
+        self.by_root: dict[int, dict[str, Target]] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.all
+
+    def add(self, t: Target, cq: ClusterQueueSnapshot) -> None:
+        self.all[t.key] = t
+        self.by_root.setdefault(id(cq.node.root()), {})[t.key] = t
+
+    def tree(self, cq: ClusterQueueSnapshot) -> dict[str, Target]:
+        return self.by_root.get(id(cq.node.root()), {})
+
+
 @dataclass
 class CycleResult:
     admitted: list[Entry] = field(default_factory=list)
@@ -77,7 +96,7 @@ class Scheduler:
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
         undo: list[tuple[QuotaNode, dict[FR, int]]] = []
-        preempted_in_cycle: dict[str, Target] = {}
+        preempted_in_cycle = CycleTargets()
         order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
         for e in order:
             self.process_entry(e, preemptor, preempted_in_cycle, undo, res, now)
@@ -277,10 +296,6 @@ class Scheduler:
 
     # -- processing --------------------------------------------------------------------------
     def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[str, Target]) -> bool:
-        # victims in other cohort trees cannot change what this queue can use
-        root = cq.node.root()
-        removed = {k: t for k, t in removed.items()
-                   if self.snap.cluster_queues[t.cluster_queue].node.root() is root}
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
@@ -288,13 +303,14 @@ class Scheduler:
             self.snap.add_workload(t.wi, t.cluster_queue)
         return ok
 
-    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: dict[str, Target],
+    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: "CycleTargets",
                       undo: list, res: CycleResult, now: datetime) -> None:
         cq = self.snap.cluster_queues[e.cq_name]
         a = e.assignment
         mode = a.representative_mode()
         usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        removed = dict(cycle_targets)
+        # victims in other cohort trees cannot change what this queue can use
+        removed = dict(cycle_targets.tree(cq))
         removed.update({t.key: t for t in e.targets})
         fits = self.fits(cq, usage, removed)
         if any(t.key in cycle_targets for t in e.targets) and \
@@ -338,7 +354,7 @@ class Scheduler:
                 res.preemption_skips[cq.name] = res.preemption_skips.get(cq.name, 0) + 1
             return
         for t in e.targets:
-            cycle_targets[t.key] = t
+            cycle_targets.add(t, cq)
         cq.node.add_usages(usage)
         if mode == PREEMPT:
             undo.append((cq.node, usage))
@@ -354,22 +370,23 @@ class Scheduler:
         e.status = ASSUMED
         res.admitted.append(e)
 
-    def _recompute(self, e: Entry, cq, preemptor, cycle_targets):
+    def _recompute(self, e: Entry, cq, preemptor, cycle_targets: "CycleTargets"):
         preemptor.forget()
-        for t in cycle_targets.values():
+        tree = cycle_targets.tree(cq)
+        for t in tree.values():
             self.snap.remove_workload(t.wi)
         nomination = {(i, res): f.name for i, ps in enumerate(e.assignment.pod_sets) for res, f in ps.flavors.items()}
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
-            for t in cycle_targets.values():
+            for t in tree.values():
                 self.snap.add_workload(t.wi, t.cluster_queue)
         mode = a.representative_mode()
         if mode == FIT:
             mode = DEFERRED_FIT
         e.assignment, e.targets = a, targets
-        removed = dict(cycle_targets)
+        removed = dict(tree)
         removed.update({t.key: t for t in targets})
         usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         return mode, self.fits(cq, usage, removed)
