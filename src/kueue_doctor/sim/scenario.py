@@ -156,6 +156,7 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
                 raise InputError("required field is missing", field=x.where("workload" if kind == "zombie" else "node"))
             scn.faults.append(Fault(duration(x.data.get("at", 0), x.where("at")), kind, target))
         for t in f.objs("traces"):
+            # a trace may also add the queues and nodes it implies to ``scn`` (clusterQueues/nodes: generate)
             from .traces import load_trace
             scn.workloads += load_trace(t, Path(file).parent, scn)
         return scn
