@@ -15,12 +15,11 @@ import yaml
 
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
-from ..engine.preemption import HUMAN_REASONS
 from ..errors import InputError
-from .nodes import GONE, PENDING, RUNNING, TERMINATING
+from .nodes import GONE, PENDING, TERMINATING
 from .scenario import JOB, POD_GROUP
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING
-from .zaplog import (WINDOW, controller_log, hex_id, uid, with_retries, workload_name)
+from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
 
 
@@ -79,9 +78,6 @@ class Snapshot:
         # cluster objects were created before the simulated clock started
         from datetime import timedelta
         return (self.sim.dt(0) - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-    def quantity(self, q) -> str:
-        return str(q)
 
     # -- Kueue objects --------------------------------------------------------------------------
     def kueue_objects(self) -> list:
@@ -195,17 +191,7 @@ class Snapshot:
         return {r: str(Quantity.parse(str(v))) for r, v in sw.spec.requests.items()}
 
     def eviction_message(self, f: dict) -> str:
-        pre = f.get("preemptor", "")
-        return (f"Preempted to accommodate a workload (UID: {uid('Workload', pre)}, JobUID: {uid('Job', pre)}) "
-                f"due to {HUMAN_REASONS.get(f['reason'], f['reason'])}; preemptor path: "
-                f"{self._path(self.sim.workloads[pre].cluster_queue) if pre in self.sim.workloads else ''}; "
-                f"preemptee path: {self._path(f.get('clusterQueue', ''))}")
-
-    def _path(self, cq_name: str) -> str:
-        cq = self.sim.model.snapshot.cluster_queues.get(cq_name)
-        if cq is None:
-            return "/" + cq_name
-        return "/" + "/".join(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
+        return eviction_message(self.sim, f.get("preemptor", ""), f["reason"], f.get("clusterQueue", ""))
 
     def _cond(self, ctype: str, status: str, reason: str, message: str, t: float) -> dict:
         return {"lastTransitionTime": self.time(t), "message": message, "observedGeneration": 1, "reason": reason,
@@ -327,10 +313,9 @@ class Snapshot:
         return out
 
     def _node_down_at(self, name: str) -> float:
-        for t, event, f in self.sim.log:
-            if event == "fault" and f.get("target") == name and f.get("kind") == "nodeNotReady":
-                last = t
-        return locals().get("last", 0.0)
+        times = [t for t, event, f in self.sim.log
+                 if event == "fault" and f.get("target") == name and f.get("kind") == "nodeNotReady"]
+        return times[-1] if times else 0.0
 
     def pods(self) -> list:
         out = []

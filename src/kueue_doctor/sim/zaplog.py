@@ -19,6 +19,7 @@ from typing import Optional
 from ..api.quantity import Quantity, format_amount
 from ..engine.config import DRS_EXACT
 from ..engine.drs import dominant_resource_share
+from ..engine.preemption import HUMAN_REASONS
 from ..engine.snapshot import build_snapshot
 from .scenario import JOB
 
@@ -26,7 +27,6 @@ RETRY_EVERY = 14.0      # median spacing of kept retries in the gathered example
 RETRY_JITTER = 4.0
 WINDOW = 3600.0
 CYCLE_BASE = 48000      # a controller that has been up for a while
-MODE_NAMES = {0: "NoFit", 1: "Preempt", 2: "DeferredFit", 3: "Fit"}
 GO_MODE = {0: 0, 1: 1, 2: 2, 3: 2}    # FlavorAssignmentMode ints in the releases simulated
 
 
@@ -71,6 +71,21 @@ def format_time(sim, t: float) -> str:
     if ns >= 1_000_000_000:
         whole, ns = whole + 1, ns - 1_000_000_000
     return ts(sim.dt(whole), ns)
+
+
+def cq_path(sim, cq_name: str) -> str:
+    """A ClusterQueue's path from its root cohort, as preemption messages print it."""
+    cq = sim.model.snapshot.cluster_queues.get(cq_name)
+    if cq is None:
+        return "/" + cq_name
+    return "/" + "/".join(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
+
+
+def eviction_message(sim, preemptor: str, reason: str, target_cq: str) -> str:
+    pre = sim.workloads.get(preemptor)
+    return (f"Preempted to accommodate a workload (UID: {uid('Workload', preemptor)}, JobUID: "
+            f"{uid('Job', preemptor)}) due to {HUMAN_REASONS.get(reason, reason)}; preemptor path: "
+            f"{cq_path(sim, pre.cluster_queue) if pre is not None else ''}; preemptee path: {cq_path(sim, target_cq)}")
 
 
 # -- the cycles the simulator ran ----------------------------------------------------------------
@@ -227,11 +242,7 @@ class ZapLog:
         return {"parentCohort": {"name": cq.node.parent.name}, "rootCohort": {"name": cq.node.root().name}}
 
     def path(self, cq_name: str) -> str:
-        cq = self.sim.model.snapshot.cluster_queues.get(cq_name)
-        if cq is None:
-            return "/" + cq_name
-        names = [cq_name] + [a.name for a in cq.node.ancestors()]
-        return "/" + "/".join(reversed(names))
+        return cq_path(self.sim, cq_name)
 
     def local_queue(self, key: str) -> dict:
         sw = self.sim.workloads[key]
@@ -357,10 +368,7 @@ class ZapLog:
         psw, tsw = sim.workloads[key], sim.workloads[target]
         pre_uid = uid("Workload", key)
         job_uid = uid("Job", key)
-        from ..engine.preemption import HUMAN_REASONS
-        message = (f"Preempted to accommodate a workload (UID: {pre_uid}, JobUID: {job_uid}) due to "
-                   f"{HUMAN_REASONS.get(p['reason'], p['reason'])}; preemptor path: {self.path(cq)}; "
-                   f"preemptee path: {self.path(p['clusterQueue'])}")
+        message = eviction_message(sim, key, p["reason"], p["clusterQueue"])
         fields = dict(targetWorkload=workload_ref(sim, target), preemptingWorkload=workload_ref(sim, key),
                       preemptorUID=pre_uid, preemptorJobUID=job_uid, reason=p["reason"], message=message,
                       targetClusterQueue=self.cq_ref(p["clusterQueue"]), preemptorPath=self.path(cq),
