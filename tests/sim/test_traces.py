@@ -199,3 +199,21 @@ def test_bad_trace_entries_name_their_field(trace, field):
     with pytest.raises(InputError) as e:
         scenario(**trace)
     assert field in str(e.value) and SCENARIO_FILE in str(e.value)
+
+
+def test_capacity_scale_shrinks_nodes_and_quotas_together():
+    full = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", clusterQueues="generate",
+                    nodes="generate", tenants=1)
+    half = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", clusterQueues="generate",
+                    nodes="generate", tenants=1, capacityScale=0.5)
+    assert len(half.nodes) == round(len(full.nodes) * 0.5)
+    assert {n.name for n in half.nodes} < {n.name for n in full.nodes}
+    (cq,) = half.state.cluster_queues.values()
+    quota = {rq.name: rq.nominal_quota.int_value() for rq in cq.resource_groups[0].flavors[0].resources}
+    assert quota[GPU] == sum(n.allocatable.get(GPU, 0) for n in half.nodes)
+    philly = scenario(kind="philly", path="data/philly", clusterQueues="generate", nodes="generate",
+                      capacityScale=0.25)
+    for name, cq in philly.state.cluster_queues.items():
+        (rq,) = cq.resource_groups[0].flavors[0].resources
+        nodes = sum(1 for n in philly.nodes if n.name.startswith(f"philly-{name[3:]}-"))
+        assert nodes >= 1 and rq.nominal_quota.int_value() == nodes * 8

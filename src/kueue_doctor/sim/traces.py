@@ -197,7 +197,7 @@ def _philly(f: Fields, path: Path, base: Path) -> Trace:
         quotas[tenant] = {GPU: str(n_nodes * PHILLY_GPUS_PER_NODE)}
         nodes += [NodeSpec(f"philly-{vc}-{i}", {GPU: PHILLY_GPUS_PER_NODE}, {"gpu.nvidia.com/class": "v100"})
                   for i in range(n_nodes)]
-        for line, row in _philly_rows(p):
+        for line, row in _philly_rows(p, f.where("path")):
             job_type, steps, arrival, gpus = row
             tput, how = _throughput(throughputs, job_type, gpus, f"{p}:{line}")
             extrapolated += bool(how)
@@ -226,9 +226,9 @@ def _philly(f: Fields, path: Path, base: Path) -> Trace:
     return Trace(jobs, quotas, "v100", {"gpu.nvidia.com/class": "v100"}, nodes, notes)
 
 
-def _philly_rows(p: Path):
+def _philly_rows(p: Path, where: str):
     """(line, (job_type, total_steps, arrival_seconds, gpus)) per tab-separated 7-field line."""
-    with _open(p, "path") as fh:
+    with _open(p, where) as fh:
         for line, text in enumerate(fh, start=1):
             if not text.strip():
                 continue
@@ -331,27 +331,25 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
     n = f.int("tenants", OPENB_TENANTS, minimum=1)
     share = f.str("gpuShare", "whole", choices=("whole", "milli", "skip"))
     node_file = _path(f, "nodeList", base, default=path.parent / "openb_node_list_gpu_node.csv")
-    nodes: list[NodeSpec] = []
+    gpu_res, per_gpu = (GPU_MILLI, 1000) if share == "milli" else (GPU, 1)
+    rows = []   # (name, cpu milli, memory MiB, GPUs, model)
     for line, row in _csv_rows(node_file, OPENB_NODE_COLUMNS, f.where("nodeList")):
-        cpu, mem, gpus = (_num(node_file, line, row, c) for c in ("cpu_milli", "memory_mib", "gpu"))
-        alloc: dict[str, Any] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}
-        if gpus:
-            alloc[GPU_MILLI if share == "milli" else GPU] = gpus * 1000 if share == "milli" else gpus
-        model = (row.get("model") or "").strip()
-        nodes.append(NodeSpec(row["sn"].strip(), alloc, {"gpu-card-model": model} if model else {}))
-    if not nodes:
+        name = (row.get("sn") or "").strip()
+        if not name:
+            raise InputError("empty node name", file=f"{node_file}:{line}", field="sn")
+        rows.append((name, *(_num(node_file, line, row, c) for c in ("cpu_milli", "memory_mib", "gpu")),
+                     (row.get("model") or "").strip()))
+    if not rows:
         raise InputError(f"no nodes in {node_file}", field=f.where("nodeList"))
     # with its real times openb keeps at most ~70 of 6,212 GPUs busy: a smaller cluster makes
     # tenants meet. Every k-th node is kept, so the GPU models keep their mix.
     capacity = _positive(f, "capacityScale", 1.0)
     if capacity < 1.0:
-        keep = max(1, round(len(nodes) * capacity))
-        nodes = [nodes[i * len(nodes) // keep] for i in range(keep)]
-    total = {"cpu": 0, "memory": 0, GPU: 0}
-    for nd in nodes:
-        total["cpu"] += int(nd.allocatable["cpu"][:-1])
-        total["memory"] += int(nd.allocatable["memory"][:-2])
-        total[GPU] += int(nd.allocatable.get(GPU, 0)) + int(nd.allocatable.get(GPU_MILLI, 0)) // 1000
+        keep = max(1, round(len(rows) * capacity))
+        rows = [rows[i * len(rows) // keep] for i in range(keep)]
+    nodes = [NodeSpec(name, {"cpu": f"{cpu}m", "memory": f"{mem}Mi", **({gpu_res: gpus * per_gpu} if gpus else {})},
+                      {"gpu-card-model": model} if model else {})
+             for name, cpu, mem, gpus, model in rows]
     jobs: list[TraceJob] = []
     skipped = never_scheduled = 0
     for line, row in _csv_rows(path, OPENB_POD_COLUMNS, f.where("path")):
@@ -389,12 +387,10 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         tenant = f"tenant-{zlib.crc32(name.encode()) % n}"
         jobs.append(TraceJob(float(created), float(max(runtime, 0)), tenant, name, requests, 1, JOB, klass, synthetic))
     quotas = {}
-    gpu_res = GPU_MILLI if share == "milli" else GPU
-    gpu_total = total[GPU] * (1000 if share == "milli" else 1)
+    cpu, mem, gpus = (sum(r[i] for r in rows) for i in (1, 2, 3))
     for i in range(n):
         # an equal split of the cluster: the trace records no quotas
-        quotas[f"tenant-{i}"] = {"cpu": f"{total['cpu'] // n}m", "memory": f"{total['memory'] // n}Mi",
-                                 gpu_res: str(gpu_total // n)}
+        quotas[f"tenant-{i}"] = {"cpu": f"{cpu // n}m", "memory": f"{mem // n}Mi", gpu_res: str(gpus * per_gpu // n)}
     notes = [f"openb: tenant = crc32(pod name) mod {n} and nominal quota = 1/{n} of the nodes (both synthetic)",
              "runtime = deletion_time - scheduled_time",
              {"whole": "GPU-share pods request one whole GPU",
