@@ -1,0 +1,43 @@
+"""``kueue-doctor collect``: gather a snapshot folder from a live cluster (read-only)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ..sim.scenario import duration
+
+
+@click.command("collect")
+@click.option("--out", "out", required=True, type=click.Path(), help="Folder to write (must be empty or new).")
+@click.option("--kubeconfig", type=click.Path(), default=None,
+              help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
+@click.option("--context", "kube_context", help="kubeconfig context (default: its current-context).")
+@click.option("--since", default="6h", show_default=True, help="Window of controller logs to fetch.")
+@click.option("--namespace-label-filter", "ns_selector", default="", metavar="SELECTOR",
+              help="Only read Pods, Jobs, Events and LimitRanges of namespaces matching this label selector "
+                   "(Kueue objects and Nodes are always cluster-wide).")
+@click.option("--kueue-pods-only", is_flag=True,
+              help="Only read Pods carrying Kueue labels (large clusters; node usage by other pods is then unknown).")
+@click.option("--request-timeout", default=30.0, show_default=True, type=float, help="Seconds per API request.")
+@click.option("--force", is_flag=True, help="Replace the files of a previous collect in a non-empty --out.")
+def command(out: str, kubeconfig: Optional[str], kube_context: Optional[str], since: str, ns_selector: str,
+            kueue_pods_only: bool, request_timeout: float, force: bool) -> None:
+    """Gather Kueue objects, nodes, pods, jobs, events, the Kueue controller (Deployment, config,
+    logs, metrics) into a folder `kueue-doctor diagnose` reads, plus manifest.json saying what
+    could not be read and why. Only get/list is ever sent: see deploy/rbac.yaml."""
+    from ..sources.kube_collect import Options, collect
+    from ..sources.live import resolve_kubeconfig
+    since_s = int(duration(since, "--since"))
+    kubeconfig = resolve_kubeconfig(kubeconfig)
+    target = Path(out)
+    manifest = collect(kubeconfig, kube_context, target,
+                       Options(since_seconds=since_s, kueue_pods_only=kueue_pods_only, namespace_selector=ns_selector),
+                       timeout=request_timeout, force=force)
+    n = sum(c.get("count", 0) for c in manifest["collected"])
+    click.echo(f"{target}: {n} objects, Kueue {manifest['kueueVersion'] or '(version unknown)'} "
+               f"({manifest['kueueApiVersion'] or 'Kueue API not read'}), collected at {manifest['collectedAt']}")
+    for f in manifest["failed"]:
+        tag = " (optional)" if f.get("optional") else ""
+        click.echo(f"  not collected{tag}: {f['kind']}: {f['reason']}: {f['message']}", err=True)

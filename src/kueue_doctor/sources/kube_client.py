@@ -1,0 +1,222 @@
+"""A read-only HTTP GET view of a Kubernetes API server, through the official ``kubernetes`` client.
+
+Only GET is ever sent: kueue-doctor never writes to a cluster. Responses are read as raw JSON
+(not the client's typed models) because collect writes what ``kubectl get -o yaml`` writes, and
+the typed models drop fields they do not know (every Kueue object, newer core fields).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any, BinaryIO, Optional
+
+from ..errors import InputError
+
+# A page of this many objects stays a few MB even for Pods, and is the size kubectl uses.
+PAGE_SIZE = 500
+# Clock differences below this are ordinary NTP jitter, not worth correcting for.
+SKEW_THRESHOLD_S = 2.0
+
+
+class FetchError(Exception):
+    """One request that did not give a complete answer. ``reason`` is a short machine word."""
+
+    def __init__(self, reason: str, message: str, status: Optional[int] = None):
+        super().__init__(message)
+        self.reason = reason  # forbidden | not-found | timeout | truncated | gone | http-error | unreachable
+        self.message = message
+        self.status = status
+
+
+def _clean(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def api_client(kubeconfig: str, context: Optional[str]):
+    """An ApiClient for one kubeconfig context; bad input is one InputError line."""
+    from kubernetes import config
+    from kubernetes.config.config_exception import ConfigException
+
+    if not os.path.exists(kubeconfig):
+        raise InputError("no such kubeconfig file", file=kubeconfig)
+    try:
+        contexts, current = config.list_kube_config_contexts(config_file=kubeconfig)
+    except ConfigException as e:
+        raise InputError(f"not a usable kubeconfig: {_clean(e)}", file=kubeconfig) from None
+    except Exception as e:  # YAML errors and the like: the file is not a kubeconfig
+        raise InputError(f"not a usable kubeconfig: {_clean(e)}", file=kubeconfig) from None
+    names = [c.get("name") for c in contexts or []]
+    if context and context not in names:
+        raise InputError(f"unknown context {context!r} (kubeconfig has: {', '.join(n for n in names if n) or 'none'})",
+                         file=kubeconfig)
+    if not context and not current:
+        raise InputError("no current-context; pass --context", file=kubeconfig)
+    try:
+        client = config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False)
+    except ConfigException as e:
+        raise InputError(f"context {context or current.get('name')!r}: {_clean(e)}", file=kubeconfig) from None
+    # Bounded time per request: a read timeout is not retried (it would multiply the wait), only
+    # connection setup is, once, so a flaky connect does not lose a whole resource.
+    import urllib3
+    client.configuration.retries = urllib3.util.Retry(total=1, connect=1, read=0, status=0, redirect=0)
+    return client
+
+
+@dataclass
+class Kube:
+    """GETs against one API server with a per-request timeout."""
+    client: Any
+    timeout: float = 30.0
+    server_date: Optional[datetime] = None  # the API server's clock at its last answer
+    local_date: Optional[datetime] = None   # our clock at the same moment
+    requests: int = 0
+
+    @property
+    def host(self) -> str:
+        return self.client.configuration.host
+
+    def _open(self, path: str, query: Optional[list[tuple[str, Any]]] = None, accept: str = "application/json"):
+        """The raw urllib3 response of a GET with status 2xx, body not yet read."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+
+        params = self.client.param_serialize(method="GET", resource_path=path, query_params=query or [],
+                                             header_params={"Accept": accept}, auth_settings=["BearerToken"])
+        self.requests += 1
+        try:
+            resp = self.client.call_api(*params, _request_timeout=(min(self.timeout, 10.0), self.timeout))
+        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError, socket.timeout) as e:
+            raise FetchError("timeout", f"no answer within {self.timeout:g} s") from e
+        except urllib3.exceptions.MaxRetryError as e:
+            if isinstance(e.reason, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)):
+                raise FetchError("timeout", f"no answer within {self.timeout:g} s") from e
+            raise FetchError("unreachable", _clean(e.reason or e)) from e
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError) as e:
+            raise FetchError("truncated", f"connection broken: {_clean(e)}") from e
+        except ApiException as e:  # TLS failures come back as status 0
+            raise FetchError("unreachable", _clean(e.reason)) from e
+        raw = resp.response
+        self._see_date(raw.headers.get("Date"))
+        if not 200 <= resp.status < 300:
+            body = b""
+            try:
+                body = raw.read(64 * 1024)
+            except Exception:
+                pass
+            finally:
+                raw.release_conn()
+            raise _status_error(resp.status, body)
+        return raw
+
+    def _see_date(self, header: Optional[str]) -> None:
+        if not header:
+            return
+        try:
+            self.server_date = parsedate_to_datetime(header).astimezone(timezone.utc)
+            self.local_date = datetime.now(timezone.utc)
+        except (TypeError, ValueError):
+            pass
+
+    def get_json(self, path: str, query: Optional[list[tuple[str, Any]]] = None) -> dict:
+        raw = self._open(path, query)
+        data = self._read_all(raw)
+        try:
+            doc = json.loads(data)
+        except ValueError as e:
+            # A body cut short on a connection that closed cleanly still fails here.
+            raise FetchError("truncated", f"incomplete JSON after {len(data)} bytes ({e.msg})") from None
+        if not isinstance(doc, dict):
+            raise FetchError("http-error", "answer is not a JSON object")
+        return doc
+
+    def _read_all(self, raw) -> bytes:
+        import urllib3
+        try:
+            return raw.read()
+        except (urllib3.exceptions.ReadTimeoutError, socket.timeout) as e:
+            raise FetchError("timeout", f"body not finished within {self.timeout:g} s") from e
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError) as e:
+            raise FetchError("truncated", f"connection broken mid-body: {_clean(e)}") from e
+        finally:
+            raw.release_conn()
+
+    def list_all(self, path: str, query: Optional[list[tuple[str, Any]]] = None) -> tuple[list[dict], dict]:
+        """Every item of a list, page by page (limit/continue). Returns (items, the first page's list
+        metadata). A continue token that expired (410) restarts the list once from the beginning."""
+        for attempt in (1, 2):
+            items: list[dict] = []
+            token = ""
+            first_meta: dict = {}
+            try:
+                while True:
+                    q = list(query or []) + [("limit", PAGE_SIZE)]
+                    if token:
+                        q.append(("continue", token))
+                    page = self.get_json(path, q)
+                    if not first_meta:
+                        first_meta = page.get("metadata") or {}
+                    got = page.get("items")
+                    if not isinstance(got, list):
+                        raise FetchError("http-error", "list answer has no items")
+                    items.extend(got)
+                    token = (page.get("metadata") or {}).get("continue") or ""
+                    if not token:
+                        return items, first_meta
+            except FetchError as e:
+                if e.reason == "gone" and attempt == 1:
+                    continue
+                if items:
+                    e.message += f" (after {len(items)} items on earlier pages)"
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def stream_to(self, path: str, query: list[tuple[str, Any]], out: BinaryIO) -> int:
+        """Copy a (possibly large) plain-text body such as a container log to ``out``; bytes written.
+        What arrived before a break is kept and the break is raised, so callers can say so."""
+        import urllib3
+        raw = self._open(path, query, accept="*/*")
+        n = 0
+        try:
+            for chunk in raw.stream(256 * 1024):
+                out.write(chunk)
+                n += len(chunk)
+        except (urllib3.exceptions.ReadTimeoutError, socket.timeout) as e:
+            raise FetchError("timeout", f"stopped sending after {n} bytes (no data for {self.timeout:g} s)") from e
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError) as e:
+            raise FetchError("truncated", f"connection broken after {n} bytes: {_clean(e)}") from e
+        finally:
+            raw.release_conn()
+        return n
+
+    def server_now(self) -> datetime:
+        """Now by the API server's clock, which stamped every object timestamp the doctor compares with."""
+        now = datetime.now(timezone.utc)
+        if self.server_date and self.local_date:
+            skew = (self.server_date - self.local_date).total_seconds()
+            if abs(skew) > SKEW_THRESHOLD_S:
+                return now + (self.server_date - self.local_date)
+        return now
+
+    def clock_skew(self) -> float:
+        if self.server_date and self.local_date:
+            return round((self.server_date - self.local_date).total_seconds(), 1)
+        return 0.0
+
+
+def _status_error(status: int, body: bytes) -> FetchError:
+    message = ""
+    try:
+        doc = json.loads(body)
+        if isinstance(doc, dict):
+            message = doc.get("message") or doc.get("reason") or ""
+    except ValueError:
+        message = body.decode("utf-8", "replace")
+    message = _clean(message) or f"HTTP {status}"
+    reason = {401: "unauthorized", 403: "forbidden", 404: "not-found", 410: "gone",
+              504: "timeout"}.get(status, "http-error")
+    return FetchError(reason, f"HTTP {status}: {message}", status)
