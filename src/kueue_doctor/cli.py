@@ -23,6 +23,7 @@ COMMANDS = {
     "collect": "collect",
     "logs": "logs",
     "frag": "frag",
+    "serve": "serve",
 }
 SUMMARIES = {
     "validate": "Read YAML/JSON object files or folders and check every object.",
@@ -34,6 +35,7 @@ SUMMARIES = {
     "collect": "Gather a snapshot folder from a live cluster (read-only).",
     "logs": "Scan Kueue controller logs for known failure signatures.",
     "frag": "GPU fragmentation: trace replay and placement-policy comparison.",
+    "serve": "Prometheus exporter: violations, pending quota, free slots and causes as metrics.",
 }
 
 

@@ -1,0 +1,100 @@
+"""``kueue-doctor serve``: the doctor's findings as Prometheus metrics."""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Optional
+
+import click
+
+from ..errors import InputError
+from ..sim.scenario import duration
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``[V6]:PORT``; port 0 picks a free one (printed at startup)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise InputError(f"--listen {text!r}: expected HOST:PORT, e.g. 127.0.0.1:9817")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        p = int(port)
+    except ValueError:
+        p = -1
+    if not 0 <= p <= 65535:
+        raise InputError(f"--listen {text!r}: port must be 0..65535")
+    return host, p
+
+
+def make_source(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str],
+                simulate: Optional[str], min_wait: str, refresh: str, speed: float):
+    from datetime import timedelta
+    from .. import metrics  # noqa: F401  (fail early, as one line, if prometheus_client is missing)
+    chosen = [x for x in (folder, kubeconfig, simulate) if x]
+    if len(chosen) != 1:
+        raise InputError("give exactly one of a snapshot FOLDER, --kubeconfig or --simulate SCENARIO")
+    wait = timedelta(seconds=duration(min_wait, "--min-wait"))
+    every = duration(refresh, "--refresh")
+    if every <= 0:
+        raise InputError("--refresh must be positive")
+    if not speed > 0:
+        raise InputError("--speed must be positive")
+    from ..metrics.sources import FolderSource, LiveSource, SimSource
+    if folder:
+        return FolderSource(folder, wait, every)
+    if kubeconfig:
+        return LiveSource(kubeconfig, kube_context, wait, every)
+    return SimSource(simulate, wait, every, speed)
+
+
+@click.command("serve")
+@click.argument("folder", required=False, type=click.Path())
+@click.option("--kubeconfig", type=click.Path(), help="Serve a live cluster's state (read-only).")
+@click.option("--context", "kube_context", help="kubeconfig context.")
+@click.option("--simulate", type=click.Path(), metavar="SCENARIO", help="Serve a simulation run as it goes.")
+@click.option("--listen", default="127.0.0.1:9817", show_default=True, help="HOST:PORT to serve /metrics on.")
+@click.option("--refresh", default="30s", show_default=True,
+              help="How often to re-read the folder or the cluster.")
+@click.option("--speed", default=60.0, show_default=True, type=float,
+              help="Simulated seconds per wall second (--simulate).")
+@click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
+def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str], simulate: Optional[str],
+            listen: str, refresh: str, speed: float, min_wait: str) -> None:
+    """Export guarantee violations, pending quota, cohort trees, free slots, stuck victims and
+    the doctor's causes as Prometheus metrics (kueue_doctor_*), from a snapshot FOLDER
+    (reloaded when it changes), a live cluster (--kubeconfig) or a running simulation."""
+    try:
+        import prometheus_client  # noqa: F401
+    except ImportError:
+        raise InputError("serve needs the prometheus_client package: pip install 'prometheus_client>=0.19'") from None
+    from prometheus_client import CollectorRegistry, start_http_server
+    from ..metrics.collector import DoctorCollector
+    host, port = parse_listen(listen)
+    source = make_source(folder, kubeconfig, kube_context, simulate, min_wait, refresh, speed)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(DoctorCollector(source))
+    try:
+        httpd, thread = start_http_server(port, host, registry)
+    except OSError as e:
+        raise InputError(f"--listen {listen}: {e.strerror or e}") from None
+    done = threading.Event()
+
+    def stop(*_):
+        done.set()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    source.start()
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+    click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound[1]}/metrics", err=True)
+    sys.stderr.flush()
+    try:
+        while not done.wait(1.0):
+            pass
+    finally:
+        source.stop()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+    click.echo("kueue-doctor serve: stopped", err=True)
