@@ -7,6 +7,8 @@ deterministic: names, UIDs and resourceVersions are derived from the scenario, n
 """
 from __future__ import annotations
 
+import json
+
 from collections import defaultdict
 from pathlib import Path
 from typing import Optional
@@ -549,6 +551,14 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
         path = out / name
         path.write_text(contents[name], encoding="utf-8")
         written.append(path)
+    # the same manifest `collect` writes: the doctor takes the snapshot time from it (the log may
+    # end long before T when the cluster is quiet)
+    manifest = {"collectedAt": sim.dt(sim.now).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "source": f"kueue-doctor simulate {sim.scn.source}", "kueueVersion": sim.kueue.label,
+                "files": sorted(FILES)}
+    path = out / "manifest.json"
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    written.append(path)
     return written
 
 

@@ -1,0 +1,121 @@
+"""Benchmark: `diagnose` on a large gathered folder (run by hand).
+
+    python bench/doctor_scale.py /tmp/big --nodes 5000 --workloads 100000 [--format yaml|json]
+    python bench/doctor_scale.py /tmp/big --time      # then time load + diagnose on it
+
+Writes a folder like `kueue-doctor collect` does (kind: List files): 50 cohorts x 20
+ClusterQueues of 8-GPU nodes' worth of quota, 5,000 nodes, 100,000 Workloads (60% admitted
+with one running pod each, the rest pending), so the doctor has real work: every queue is
+evaluated, the violating ones are explained.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+API = "kueue.x-k8s.io/v1beta2"
+
+
+def lst(items):
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    cohorts, per = 50, 20
+    cqs = [f"cq-{c}-{i}" for c in range(cohorts) for i in range(per)]
+    gpus_per_cq = nodes * 8 // len(cqs)
+    kueue = [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": "gpu"}}]
+    for name in cqs:
+        c = name.split("-")[1]
+        kueue.append({"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": name},
+                      "spec": {"cohortName": f"co-{c}", "namespaceSelector": {},
+                               "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"},
+                               "resourceGroups": [{"coveredResources": ["nvidia.com/gpu", "cpu"], "flavors": [
+                                   {"name": "gpu", "resources": [
+                                       {"name": "nvidia.com/gpu", "nominalQuota": str(gpus_per_cq)},
+                                       {"name": "cpu", "nominalQuota": str(gpus_per_cq * 12)}]}]}]}})
+        kueue.append({"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": "main", "namespace": name},
+                      "spec": {"clusterQueue": name}})
+    pods = []
+    used = {name: 0 for name in cqs}
+    t0 = "2026-01-01T00:00:00Z"
+    for k in range(workloads):
+        name = cqs[k % len(cqs)]
+        g = rng.choice([1, 2, 4, 8])
+        wl = {"apiVersion": API, "kind": "Workload",
+              "metadata": {"name": f"w{k}", "namespace": name, "uid": f"u{k}",
+                           "creationTimestamp": f"2026-01-01T00:{(k // 1000) % 60:02d}:{k % 60:02d}Z"},
+              "spec": {"queueName": "main", "priority": rng.randint(0, 3), "podSets": [
+                  {"name": "main", "count": 1, "template": {"spec": {"containers": [
+                      {"name": "c", "resources": {"requests": {"nvidia.com/gpu": str(g), "cpu": str(g * 12)}}}]}}}]}}
+        if rng.random() < 0.6 and used[name] + g <= gpus_per_cq:
+            used[name] += g
+            wl["status"] = {"admission": {"clusterQueue": name, "podSetAssignments": [
+                {"name": "main", "count": 1, "flavors": {"nvidia.com/gpu": "gpu", "cpu": "gpu"},
+                 "resourceUsage": {"nvidia.com/gpu": str(g), "cpu": str(g * 12)}}]},
+                "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                                "message": f"Quota reserved in ClusterQueue {name}", "lastTransitionTime": t0},
+                               {"type": "Admitted", "status": "True", "reason": "Admitted",
+                                "message": "The workload is admitted", "lastTransitionTime": t0}]}
+            pods.append({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": f"w{k}-0", "namespace": name,
+                                      "annotations": {"kueue.x-k8s.io/workload": f"w{k}"}},
+                         "spec": {"nodeName": f"node-{len(pods) % nodes}", "containers": [
+                             {"name": "c", "resources": {"requests": {"nvidia.com/gpu": str(g), "cpu": str(g * 12)}}}]},
+                         "status": {"phase": "Running"}})
+        kueue.append(wl)
+    node_objs = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{i}"},
+                  "status": {"allocatable": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1Ti"},
+                             "capacity": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1Ti"},
+                             "conditions": [{"type": "Ready", "status": "True"}]}} for i in range(nodes)]
+    for fname, items in (("kueue", kueue), ("nodes", node_objs), ("pods", pods)):
+        if fmt == "json":
+            (out / f"{fname}.json").write_text(json.dumps(lst(items)))
+        else:
+            dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+            (out / f"{fname}.yaml").write_text(yaml.dump(lst(items), Dumper=dumper))
+    (out / "manifest.json").write_text(json.dumps({"collectedAt": "2026-01-01T02:00:00Z"}))
+
+
+def time_it(folder: Path) -> None:
+    from kueue_doctor.api import load_paths
+    from kueue_doctor.doctor.diagnose import diagnose
+    from kueue_doctor.sources.snapshot import load_folder
+    t = time.perf_counter()
+    load_paths([folder])
+    load = time.perf_counter() - t
+    t = time.perf_counter()
+    d = diagnose(load_folder(str(folder)))
+    total = time.perf_counter() - t
+    print(f"load only: {load:.1f} s; load + diagnose: {total:.1f} s; "
+          f"{len(d.violations)} violating queue(s), causes {[c.id for c in d.causes]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folder")
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--workloads", type=int, default=100_000)
+    ap.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    ap.add_argument("--time", action="store_true")
+    args = ap.parse_args()
+    folder = Path(args.folder)
+    if not args.time:
+        t = time.perf_counter()
+        generate(folder, args.nodes, args.workloads, args.format)
+        print(f"wrote {folder} in {time.perf_counter() - t:.1f} s")
+    time_it(folder)
+
+
+if __name__ == "__main__":
+    main()
