@@ -62,7 +62,7 @@ def _true(wl: dict, ctype: str) -> bool:
 @pytest.mark.parametrize("fixed", [False, True])
 def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     sim, d = snapshots[(name, fixed)]
-    assert sorted(p.name for p in d.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in d.iterdir()) == sorted([*FILES, "manifest.json"])
     state = load_paths([d])
     scn = sim.scn.state
     assert set(state.cluster_queues) == set(scn.cluster_queues)
@@ -202,7 +202,7 @@ def test_simulate_command_writes_the_snapshot_and_still_summarises(tmp_path):
                                     "--snapshot-dir", str(out), "--json", "--omit-wall-time"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["simulatedSeconds"] == 10800
-    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "manifest.json"])
     res = CliRunner().invoke(main, ["simulate", str(incident_path("zombie-pod")), "--snapshot-at", "90m",
                                     "--snapshot-dir", str(out)])
     assert res.exit_code != 0 and "not empty" in res.output

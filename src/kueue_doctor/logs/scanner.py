@@ -316,7 +316,9 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
     if kind == _ADMITTED:
         return (_EV_ADMIT, ts, g[5].decode(), _ref(g[3], g[4]))
     if kind == _REQUEUED:
-        reason = g[6].decode() or ("skipped" if g[7] == b"skipped" else "Generic")
+        # a head skipped in its cycle is re-queued FailedAfterNomination with status "skipped":
+        # it waits on another head's preemption, it is not a head that cannot fit
+        reason = "skipped" if g[7] == b"skipped" else (g[6].decode() or "Generic")
         return (_EV_REQUEUE, ts, g[5].decode(), _ref(g[3], g[4]), reason)
     cycle = None if g[2] is None else int(g[2])
     if kind == _EVALUATED:

@@ -6,6 +6,8 @@ means. Everything kept is bounded (counters, capped lists), so memory does not g
 """
 from __future__ import annotations
 
+import re
+
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -37,6 +39,7 @@ MSG_EVALUATED = "Workload evaluated for admission"
 MSG_PREEMPTED = "Preempted"
 MSG_ONGOING = "Preemption ongoing"
 MSG_ALREADY = "Preemption already issued, waiting for observation"
+DRS_STRING = re.compile(r"workload ([^,\s}]+),\s*drs:\s*(-?[0-9.]+)")
 MSG_NO_CANDIDATES = "Workload requires preemption, but there are no candidate workloads allowed for preemption"
 MSG_DRS = "DominantResourceShare values used during tournament"
 MSG_FS_STRATEGY = "Evaluating FairSharing strategy"
@@ -257,7 +260,7 @@ class Evidence:
 
     def _requeued(self, obj, ts, raw):
         cq = self._cq(obj)
-        reason = obj.get("requeueReason") or ("skipped" if obj.get("status") == "skipped" else "Generic")
+        reason = "skipped" if obj.get("status") == "skipped" else (obj.get("requeueReason") or "Generic")
         self.requeued(cq, ref(obj.get("workload")), ts, reason)
 
     def requeued(self, cq: str, wl: str, ts: float | None, reason: str) -> None:
@@ -344,6 +347,12 @@ class Evidence:
 
     def _drs(self, obj, ts, raw):
         for item in obj.get("drsValues") or []:
+            if isinstance(item, str):
+                # releases before v0.16 log each value as "{parentCohort: X, workload ns/name, drs: N}"
+                m = DRS_STRING.search(item)
+                if not m:
+                    continue
+                item = {"workload": m.group(1), "drs": m.group(2)}
             if not isinstance(item, dict):
                 continue
             wl = ref(item.get("workload"))
