@@ -56,15 +56,18 @@ def api_client(kubeconfig: str, context: Optional[str]):
                          file=kubeconfig)
     if not context and not current:
         raise InputError("no current-context; pass --context", file=kubeconfig)
+    import urllib3
+    from kubernetes.client import Configuration
+    cfg = Configuration()
+    # Bounded time per request: a read timeout is not retried (it would multiply the wait), only
+    # connection setup is, once, so a flaky connect does not lose a whole resource. Set before the
+    # client exists: its connection pool takes the setting when it is built.
+    cfg.retries = urllib3.util.Retry(total=1, connect=1, read=0, status=0, redirect=0, other=0)
     try:
-        client = config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False)
+        return config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False,
+                                             client_configuration=cfg)
     except ConfigException as e:
         raise InputError(f"context {context or current.get('name')!r}: {_clean(e)}", file=kubeconfig) from None
-    # Bounded time per request: a read timeout is not retried (it would multiply the wait), only
-    # connection setup is, once, so a flaky connect does not lose a whole resource.
-    import urllib3
-    client.configuration.retries = urllib3.util.Retry(total=1, connect=1, read=0, status=0, redirect=0)
-    return client
 
 
 @dataclass
@@ -90,12 +93,10 @@ class Kube:
         self.requests += 1
         try:
             resp = self.client.call_api(*params, _request_timeout=(min(self.timeout, 10.0), self.timeout))
-        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError, socket.timeout) as e:
-            raise FetchError("timeout", f"no answer within {self.timeout:g} s") from e
         except urllib3.exceptions.MaxRetryError as e:
-            if isinstance(e.reason, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)):
-                raise FetchError("timeout", f"no answer within {self.timeout:g} s") from e
-            raise FetchError("unreachable", _clean(e.reason or e)) from e
+            raise _transport_error(e.reason or e, self.timeout) from e
+        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError, socket.timeout) as e:
+            raise _transport_error(e, self.timeout) from e
         except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError) as e:
             raise FetchError("truncated", f"connection broken: {_clean(e)}") from e
         except ApiException as e:  # TLS failures come back as status 0
@@ -206,6 +207,15 @@ class Kube:
         if self.server_date and self.local_date:
             return round((self.server_date - self.local_date).total_seconds(), 1)
         return 0.0
+
+
+def _transport_error(e: BaseException, timeout: float) -> FetchError:
+    import urllib3
+    # NewConnectionError (refused, no route, DNS) subclasses ConnectTimeoutError in urllib3: test it first.
+    if isinstance(e, urllib3.exceptions.NewConnectionError) or not isinstance(
+            e, (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError, socket.timeout)):
+        return FetchError("unreachable", _clean(e))
+    return FetchError("timeout", f"no answer within {timeout:g} s")
 
 
 def _status_error(status: int, body: bytes) -> FetchError:

@@ -8,7 +8,6 @@ into invented free capacity or invented pending work. The manifest records the g
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from datetime import timezone
 from pathlib import Path
@@ -89,7 +88,6 @@ class Collector:
     # -- the gathering -------------------------------------------------------------------------
 
     def run(self) -> dict:
-        self._check_reachable()
         self._namespaces()
         self._cluster_list("Node", "v1", "/api/v1/nodes", "nodes.yaml")
         self._pods()
@@ -119,7 +117,7 @@ class Collector:
         (self.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         return manifest
 
-    def _check_reachable(self) -> None:
+    def check_reachable(self) -> None:
         """Nothing can be gathered from a server that does not answer or refuses who we are:
         that is bad input (wrong kubeconfig), not a partial snapshot."""
         try:
@@ -349,11 +347,7 @@ def collect(kubeconfig: str, context: Optional[str], out: Path, opts: Options, t
             force: bool = False) -> dict:
     from .kube_client import Kube, api_client
     kube = Kube(api_client(kubeconfig, context), timeout=timeout)  # a bad kubeconfig fails before any write
-    created = not out.exists()
+    collector = Collector(kube, out, opts)
+    collector.check_reachable()  # before touching --out: a wrong server must not cost a previous collect
     prepare_out(out, force)
-    try:
-        return Collector(kube, out, opts).run()
-    except InputError:
-        if created:  # an unreachable server leaves no empty folder behind
-            shutil.rmtree(out, ignore_errors=True)
-        raise
+    return collector.run()
