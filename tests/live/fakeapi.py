@@ -77,6 +77,7 @@ class FakeAPI:
         self.configmap = next(i for i in dep_items if i["kind"] == "ConfigMap")
         self.pods = _list(folder, "pods.yaml") + [controller_pod(self.deployment)]
         self.nodes = _list(folder, "nodes.yaml")
+        self.namespaces: list[dict] = []  # the incident folders hold none
         self.events = _list(folder, "events.yaml")
         self.kueue = _list(folder, "kueue.yaml")
         self.log = (folder / "kueue-controller-manager.log").read_bytes()
@@ -160,8 +161,10 @@ class FakeAPI:
             return self._page("NodeList", "v1", self.nodes, q)
         if rest == ["events"]:
             return self._page("EventList", "v1", [e for e in self.events if ns in (None, e["metadata"]["namespace"])], q)
-        if rest in (["namespaces"], ["limitranges"]):
-            return self._page("List", "v1", [], q)
+        if rest == ["namespaces"]:
+            return self._page("NamespaceList", "v1", self.namespaces, q)
+        if rest == ["limitranges"]:
+            return self._page("LimitRangeList", "v1", [], q)
         if rest == ["configmaps", "kueue-manager-config"]:
             return 200, self.configmap, "json"
         if rest == ["services", "kueue-controller-manager-metrics-service"]:

@@ -173,6 +173,21 @@ def test_kueue_pods_only(api, kubeconfig, tmp_path):
     assert next(c for c in m["collected"] if c["kind"] == "Pod")["count"] == len(labelled)
 
 
+def test_namespace_label_filter(api, kubeconfig, tmp_path):
+    api.namespaces = [{"metadata": {"name": n, "labels": {"team": t}}}
+                      for n, t in (("perception", "ml"), ("planning", "ml"), ("monitoring", "ops"))]
+    m = collect(kubeconfig, tmp_path / "snap", "--namespace-label-filter", "team=ml")
+    assert {p["metadata"]["namespace"] for p in items(tmp_path / "snap" / "pods.yaml")} == {"perception", "planning"}
+    assert {e["metadata"]["namespace"] for e in items(tmp_path / "snap" / "events.yaml")} <= {"perception", "planning"}
+    paths = set(api.paths())
+    assert "/api/v1/pods" not in paths and "/api/v1/namespaces/planning/pods" in paths
+    assert "/apis/batch/v1/namespaces/perception/jobs" in paths
+    # quota is cluster-wide: Kueue objects and nodes are never narrowed
+    counts = {c["kind"]: c["count"] for c in m["collected"] if "count" in c}
+    assert counts["Workload"] == 54 and counts["Node"] == 27 and counts["Namespace"] == 2
+    assert m["options"]["namespaceLabelFilter"] == "team=ml"
+
+
 def test_non_empty_out_needs_force(api, kubeconfig, tmp_path):
     out = tmp_path / "snap"
     out.mkdir()
