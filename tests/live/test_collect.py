@@ -281,10 +281,11 @@ def assert_rbac_covers(requests: list[dict]) -> None:
 
 @pytest.mark.xfail(strict=True, reason="sources/snapshot.py checks the log suffixes (.txt among them) before "
                    "the metrics.txt name, so collect's metrics.txt is scanned as a controller log")
-def test_metrics_file_is_not_read_as_a_log(api, kubeconfig, tmp_path):
+def test_metrics_file_is_not_read_as_a_log(tmp_path):
     from kueue_doctor.sources.snapshot import load_folder
-    out = tmp_path / "snap"
-    collect(kubeconfig, out)
-    snap = load_folder(str(out))
-    assert snap.metrics_file == str(out / "metrics.txt")
-    assert snap.log_files == [str(out / "kueue-controller-manager.log")]
+    # the names collect writes (test_full_collect checks it writes them)
+    (tmp_path / "metrics.txt").write_text("kueue_pending_workloads{cluster_queue=\"a\",status=\"active\"} 1\n")
+    (tmp_path / "kueue-controller-manager.log").write_text("")
+    snap = load_folder(str(tmp_path))
+    assert snap.metrics_file == str(tmp_path / "metrics.txt")
+    assert snap.log_files == [str(tmp_path / "kueue-controller-manager.log")]
