@@ -279,8 +279,6 @@ def assert_rbac_covers(requests: list[dict]) -> None:
     assert granted - used == set(), "granted but never read"
 
 
-@pytest.mark.xfail(strict=True, reason="sources/snapshot.py checks the log suffixes (.txt among them) before "
-                   "the metrics.txt name, so collect's metrics.txt is scanned as a controller log")
 def test_metrics_file_is_not_read_as_a_log(tmp_path):
     from kueue_doctor.sources.snapshot import load_folder
     # the names collect writes (test_full_collect checks it writes them)

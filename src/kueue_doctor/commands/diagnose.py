@@ -60,6 +60,8 @@ def render_text(d) -> None:
             console.print(f"   [italic]Remedy:[/italic] {c['remedy']}", soft_wrap=True)
     for n in j["releaseNotes"]:
         console.print(f"[yellow]Note:[/yellow] {n}", soft_wrap=True)
+    for n in j.get("collectionGaps", []):
+        console.print(f"[yellow]Not collected:[/yellow] {n}", soft_wrap=True, highlight=False)
 
 
 @click.command("diagnose")

@@ -32,7 +32,22 @@ class Diagnosis:
                 "violations": [v.to_json() for v in self.violations],
                 "steps": [s.to_json() for s in self.steps],
                 "causes": [c.to_json() for c in self.causes],
-                "releaseNotes": self.notes}
+                "releaseNotes": self.notes,
+                "collectionGaps": collection_gaps(self.context.snapshot.manifest)}
+
+
+def collection_gaps(manifest: dict) -> list[str]:
+    """What `collect` could not read (manifest.json "failed"), so a reader knows what is missing."""
+    out = []
+    for f in manifest.get("failed") or []:
+        if isinstance(f, dict):
+            what = f.get("kind") or f.get("what") or "?"
+            why = f.get("reason") or "failed"
+            out.append(f"{what}: {why}" + (f" ({f['message']})" if f.get("message") else "")
+                       + (" [optional]" if f.get("optional") else ""))
+        else:
+            out.append(str(f))
+    return out
 
 
 def scan_logs(snap: Snapshot):

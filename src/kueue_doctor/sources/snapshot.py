@@ -14,7 +14,8 @@ from ..api.state import ClusterState
 from ..errors import InputError
 
 MANIFEST = "manifest.json"
-LOG_SUFFIXES = (".log", ".log.gz", ".jsonl", ".txt")
+LOG_SUFFIXES = (".log", ".log.gz", ".jsonl")
+METRICS_FILES = ("metrics.txt", "metrics.prom")
 
 
 @dataclass
@@ -30,9 +31,9 @@ class Snapshot:
 
 def _looks_like_log(path: Path) -> bool:
     name = path.name.lower()
-    if name.endswith(LOG_SUFFIXES) or "controller-manager" in name and not name.endswith((".yaml", ".yml", ".json")):
-        return True
-    return False
+    if name in METRICS_FILES or name.endswith((".yaml", ".yml", ".json")):
+        return False
+    return name.endswith(LOG_SUFFIXES) or "controller-manager" in name or name.endswith("-logs.txt")
 
 
 def load_folder(folder: str) -> Snapshot:
@@ -49,7 +50,7 @@ def load_folder(folder: str) -> Snapshot:
             p = Path(dirpath) / f
             if _looks_like_log(p):
                 snap.log_files.append(str(p))
-            elif f in ("metrics.txt", "metrics.prom"):
+            elif f in METRICS_FILES:
                 snap.metrics_file = str(p)
     mpath = root / MANIFEST
     if mpath.exists():
