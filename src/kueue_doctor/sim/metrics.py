@@ -26,10 +26,12 @@ class Recorder:
         self.preemptions: dict[str, int] = defaultdict(int)
         self.series: dict[str, list[list]] = defaultdict(list)   # cq -> [t, used, nominal, pendingFits, violated]
         self.violation_seconds: dict[str, float] = defaultdict(float)
-        self.usage_integral: dict[str, float] = defaultdict(float)
         self.last_sample: float | None = None
         self.last_violated: dict[str, bool] = {}
-        self.last_usage: dict[str, float] = {}
+        self._primary_cache: dict[str, tuple[str, int]] = {}
+        self.usage_level: dict[str, float] = defaultdict(float)
+        self.usage_area: dict[str, float] = defaultdict(float)
+        self.usage_t: dict[str, float] = {}
         # time during which a queue had work waiting for quota (event-driven, exact)
         self.queued: dict[str, int] = defaultdict(int)
         self.pending_since: dict[str, float] = {}
@@ -48,8 +50,42 @@ class Recorder:
         extra = self.sim.now - self.pending_since[cq] if cq in self.pending_since else 0.0
         return (self.pending_seconds[cq] + extra) / 3600.0
 
+    def _primary(self, cq: str) -> tuple[str, int]:
+        """(resource usage % is reported on, nominal quota of it summed over flavors)."""
+        if cq not in self._primary_cache:
+            node = self.sim.model.snapshot.cluster_queues.get(cq)
+            frs = node.node.quotas if node is not None else {}
+            res = primary_resource(sorted({fr[1] for fr in frs}))
+            self._primary_cache[cq] = (res, sum(q.nominal for fr, q in frs.items() if fr[1] == res))
+        return self._primary_cache[cq]
+
+    def _usage_change(self, sw: "SimWorkload", sign: int) -> None:
+        # exact time-weighted usage: workloads shorter than the sampling interval still count
+        cq = sw.cluster_queue
+        res, _ = self._primary(cq)
+        v = sw.spec.requests.get(res)
+        if v is None:
+            return
+        from ..api.quantity import Quantity
+        amount = Quantity.parse(v).amount(res) * sw.spec.pods
+        t = self.sim.now
+        last = self.usage_t.get(cq, t)
+        self.usage_area[cq] += self.usage_level[cq] * (t - last)
+        self.usage_level[cq] += sign * amount
+        self.usage_t[cq] = t
+
     def admission(self, sw: "SimWorkload") -> None:
         self.admissions[sw.cluster_queue] += 1
+        self._usage_change(sw, +1)
+
+    def quota_released(self, sw: "SimWorkload") -> None:
+        self._usage_change(sw, -1)
+
+    def avg_usage_percent(self, cq: str) -> float:
+        _, nominal = self._primary(cq)
+        t = self.sim.now
+        area = self.usage_area[cq] + self.usage_level[cq] * (t - self.usage_t.get(cq, t))
+        return area / t / nominal * 100.0 if nominal and t > 0 else 0.0
 
     def preemption(self, sw: "SimWorkload") -> None:
         self.preemptions[sw.cluster_queue] += 1
@@ -62,8 +98,6 @@ class Recorder:
             for cq, v in self.last_violated.items():
                 if v:
                     self.violation_seconds[cq] += dt
-            for cq, u in self.last_usage.items():
-                self.usage_integral[cq] += u * dt
         if final and self.last_sample == t:
             return
         self.last_sample = t
@@ -77,7 +111,7 @@ class Recorder:
                     not_running[sw.cluster_queue].append((wi, sim.dt(sw.waiting_since)))
         for name, cq in sim.model.snapshot.cluster_queues.items():
             q = sim.model.queues.queues.get(name)
-            pending = q.active() + list(q.inadmissible.values()) if q is not None else []
+            pending = q.active() + list(q.inadmissible.values()) if q is not None and q.pending_count() else []
             g = evaluate(cq, pending, now, min_wait, not_running.get(name, ()))
             res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
@@ -85,7 +119,6 @@ class Recorder:
             fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)
             self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
             self.last_violated[name] = g.violated
-            self.last_usage[name] = (used / nominal * 100.0) if nominal else 0.0
 
     def summary(self) -> dict:
         sim = self.sim
@@ -107,7 +140,7 @@ class Recorder:
         cqs = {}
         for name in sorted(set(sim.model.snapshot.cluster_queues)):
             cqs[name] = {
-                "avgUsagePercent": round(self.usage_integral[name] / span, 3),
+                "avgUsagePercent": round(self.avg_usage_percent(name), 3),
                 "violationSeconds": round(self.violation_seconds[name], 3),
                 "admissionsPerHour": round(self.admissions[name] / hours, 3),
                 "pendingHours": round(self.pending_hours(name), 4),

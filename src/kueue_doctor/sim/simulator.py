@@ -232,6 +232,7 @@ class Simulator:
         sw.state = FINISHED
         sw.finished_at = self.now
         self.finished += 1
+        self.recorder.quota_released(sw)
         self.model.release(sw.key, self.dt(self.now), requeue=False)
         self.emit("finished", workload=sw.key, clusterQueue=sw.cluster_queue)
         self._retry_placement()
@@ -293,6 +294,7 @@ class Simulator:
             return
         sw.state = QUEUED
         sw.waiting_since = self.now
+        self.recorder.quota_released(sw)
         wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
         if wi is not None:
             wi.extra["waiting_since"] = self.dt(self.now)
