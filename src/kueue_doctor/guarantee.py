@@ -51,6 +51,8 @@ def evaluate(cq: ClusterQueueSnapshot, pending: Iterable[WorkloadInfo], now: dat
         g.reserved[fr] = node.usage.get(fr, 0)
     unused = {fr: max(0, g.nominal[fr] - g.reserved[fr]) for fr in g.nominal}
     free = dict(unused)
+    if not any(unused.values()):
+        pending = ()  # a queue at or above its nominal quota guarantees nothing more
     for wi in pending:
         # the quota nominal would give: pending work taken in queue order until it is used up
         placed = _fit_within(cq, wi, free)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Union
 
 DECIMAL_SI = "DecimalSI"
@@ -45,6 +46,12 @@ class Quantity:
     def parse(cls, text: Union[str, int, float, "Quantity"]) -> "Quantity":
         if isinstance(text, Quantity):
             return text
+        if isinstance(text, str):
+            return _parse_cached(text)
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: Union[str, int, float]) -> "Quantity":
         if isinstance(text, bool):
             raise QuantityError(f"{text!r} is not a quantity")
         if isinstance(text, int):
@@ -113,6 +120,13 @@ class Quantity:
 
     def __str__(self) -> str:
         return format_quantity(self.value, self.format)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> "Quantity":
+    # Clusters repeat the same few quantity strings thousands of times; quantities are never
+    # mutated after parsing, so one object can serve them all.
+    return Quantity._parse(text)
 
 
 def _ceil(x: Fraction) -> int:

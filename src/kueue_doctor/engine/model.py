@@ -25,6 +25,7 @@ class AdmissionModel:
         for (ns, name), lq in state.local_queues.items():
             if lq.stop_policy in ("", "None"):
                 self.queues.local_queues[(ns, name)] = lq.cluster_queue
+        self._trees: Optional[dict[int, list[str]]] = None
         self.dirty: set[str] = set()           # ClusterQueues whose parked workloads get retried
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
         for wl in state.workloads.values():
@@ -59,8 +60,11 @@ class AdmissionModel:
         cq = self.snapshot.cluster_queues.get(cq_name)
         if cq is None:
             return [cq_name]
-        root = cq.node.root()
-        return [n for n, c in self.snapshot.cluster_queues.items() if c.node.root() is root]
+        if self._trees is None:  # the cohort forest does not change while the model lives
+            self._trees = {}
+            for n, c in self.snapshot.cluster_queues.items():
+                self._trees.setdefault(id(c.node.root()), []).append(n)
+        return self._trees[id(cq.node.root())]
 
     def release(self, key: str, now: datetime, requeue: bool) -> Optional[WorkloadInfo]:
         """Quota released: a workload finished (``requeue`` False) or an evicted one stopped running

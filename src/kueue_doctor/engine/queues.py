@@ -146,9 +146,9 @@ class QueueManager:
         return True
 
     def delete(self, wi: WorkloadInfo) -> None:
-        for q in self.queues.values():
-            if wi.key in q:
-                q.remove(wi.key)
+        q = self.queues.get(self.cluster_queue_for(wi) or "")
+        if q is not None and wi.key in q:
+            q.remove(wi.key)
         self.state.pop(wi.key, None)
 
     def heads(self, active: Iterable[str]) -> list[WorkloadInfo]:
