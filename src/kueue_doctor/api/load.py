@@ -60,8 +60,11 @@ def decode_documents(text: str, file: str) -> list[Any]:
 
 
 def is_scenario(doc: Any) -> bool:
-    """A conformance or simulator scenario: objects plus a run, no kind."""
-    return isinstance(doc, dict) and "kind" not in doc and isinstance(doc.get("objects"), list)
+    """A conformance scenario (objects plus a run, no kind) or a simulation scenario
+    (``kind: Simulation``): the Kubernetes objects are in its ``objects`` list."""
+    return isinstance(doc, dict) and doc.get("kind", "Simulation") == "Simulation" \
+        and "apiVersion" not in doc and isinstance(doc.get("objects", []), list) \
+        and ("objects" in doc or doc.get("kind") == "Simulation")
 
 
 def raw_objects(doc: Any) -> Iterator[Any]:
@@ -74,7 +77,7 @@ def raw_objects(doc: Any) -> Iterator[Any]:
         for item in items:
             yield from raw_objects(item)
     elif is_scenario(doc):
-        yield from doc["objects"]
+        yield from doc.get("objects") or []
     else:
         yield doc
 
