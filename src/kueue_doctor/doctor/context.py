@@ -34,6 +34,7 @@ class Context:
     pods_of: dict[str, list[o.Pod]] = field(default_factory=dict)      # workload key -> pods
     jobs_of: dict[str, o.Job] = field(default_factory=dict)            # workload key -> batch Job
     infos: dict[str, WorkloadInfo] = field(default_factory=dict)        # every workload's engine view
+    pending_by_cq: Optional[dict[str, list[WorkloadInfo]]] = None       # filled once, on first use
 
     @property
     def state(self) -> ClusterState:

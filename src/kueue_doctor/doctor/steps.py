@@ -34,11 +34,23 @@ def step2(ctx: Context, violations: list[Violation], not_running: dict) -> tuple
         step.summary = "no Nodes and Pods in the snapshot: collect `kubectl get nodes,pods -A -o yaml`"
         return step, []
     causes = []
-    from ..frag.diagnose import FRAGMENTATION
-    from ..frag.from_state import queue_fragmentation
+    from ..frag.diagnose import FRAGMENTATION, diagnose as frag_diagnose
+    from ..frag.from_state import node_shapes, queue_demands
+    # node shapes once, then only slot counting per queue; the costly placement-policy what-if
+    # runs once, for the shapes fragmentation strands
+    now, empty, running = node_shapes(state)
+    cache: dict = {}
+    per_queue = [(v, frag_diagnose(now, queue_demands(state, v.cluster_queue, now,
+                                                      [wi.obj for wi in pending_in_order(ctx, v.cluster_queue)],
+                                                      cache), slot_cache=cache))
+                 for v in violations]
+    fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
+    if fragmented:
+        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"))
+        for f, r in zip(fragmented, redo):
+            f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
     problem = False
-    for v in violations:
-        findings = queue_fragmentation(state, v.cluster_queue, policies=("BestFit", "FGD"))
+    for v, findings in per_queue:
         unsched = [k for k, r in not_running.get(v.cluster_queue, {}).items() if "unschedulable" in r]
         for f in findings:
             step.evidence.append(f"{v.cluster_queue}: {f.summary()}")

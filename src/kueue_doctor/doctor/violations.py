@@ -24,14 +24,19 @@ def queue_snapshots(ctx: Context) -> dict[str, ClusterQueueSnapshot]:
 
 def pending_in_order(ctx: Context, cq: str) -> list[WorkloadInfo]:
     """The queue's pending workloads in Kueue's heap order (priority, then queue-order time)."""
-    out = []
-    for key, wi in ctx.infos.items():
-        w = wi.obj
-        if ctx.pending(w) and ctx.lq_to_cq.get((w.meta.namespace, w.queue_name)) == cq:
-            wi.extra["waiting_since"] = ctx.waiting_since(w)
-            out.append(wi)
-    out.sort(key=lambda wi: (-wi.priority, wi.queue_order_timestamp(), wi.uid))
-    return out
+    if ctx.pending_by_cq is None:
+        grouped: dict[str, list[WorkloadInfo]] = {}
+        for wi in ctx.infos.values():
+            w = wi.obj
+            if ctx.pending(w):
+                name = ctx.lq_to_cq.get((w.meta.namespace, w.queue_name))
+                if name:
+                    wi.extra["waiting_since"] = ctx.waiting_since(w)
+                    grouped.setdefault(name, []).append(wi)
+        for lst in grouped.values():
+            lst.sort(key=lambda wi: (-wi.priority, wi.queue_order_timestamp(), wi.uid))
+        ctx.pending_by_cq = grouped
+    return list(ctx.pending_by_cq.get(cq, []))
 
 
 def not_running_reason(ctx: Context, key: str, w: o.Workload) -> Optional[str]:

@@ -99,11 +99,16 @@ def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
 def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
              running: Optional[Sequence[PodShape]] = None,
              empty_nodes: Optional[Sequence[NodeShape]] = None,
-             policies: Sequence[str] = tuple(POLICIES), seed: int = 0) -> list[ShapeFinding]:
-    """Findings for each demand; the policy comparison needs ``running`` and ``empty_nodes``."""
+             policies: Sequence[str] = tuple(POLICIES), seed: int = 0,
+             slot_cache: Optional[dict] = None) -> list[ShapeFinding]:
+    """Findings for each demand; the policy comparison needs ``running`` and ``empty_nodes``.
+    ``slot_cache`` (shape -> SlotCount on ``nodes``) is shared by callers asking many times."""
     findings = []
+    cache = slot_cache if slot_cache is not None else {}
     for d in demands:
-        s = count_slots(nodes, d.shape)
+        if d.shape not in cache:
+            cache[d.shape] = count_slots(nodes, d.shape)
+        s = cache[d.shape]
         findings.append(ShapeFinding(d, s, verdict(s, d.pods)))
     if running is not None and empty_nodes is not None and findings and policies:
         shapes = [d.shape for d in demands]

@@ -162,23 +162,36 @@ class _Key:
 
 
 def queue_demands(state: ClusterState, cluster_queue: str,
-                  now: Optional[list[NodeShape]] = None) -> list[Demand]:
+                  now: Optional[list[NodeShape]] = None,
+                  pending: Optional[Sequence[o.Workload]] = None,
+                  slot_cache: Optional[dict] = None) -> list[Demand]:
     """Pending pods of a ClusterQueue grouped by shape, each on the flavor with most slots.
 
     Kueue assigns one flavor per pod set, so a shape is counted against the single flavor
-    (its node labels and tolerations) that leaves the most free slots for it.
+    (its node labels and tolerations) that leaves the most free slots for it. ``pending``
+    (the queue's pending workloads) and ``slot_cache`` (shape -> SlotCount on ``now``) spare a
+    caller that asks for many queues a scan of every workload and repeated slot counts.
     """
     cq = state.cluster_queues.get(cluster_queue)
     if cq is None:
         return []
-    lq_to_cq = {key: lq.cluster_queue for key, lq in state.local_queues.items()}
     if now is None:
         now = node_shapes(state)[0]
+    if pending is None:
+        lq_to_cq = {key: lq.cluster_queue for key, lq in state.local_queues.items()}
+        pending = [w for (ns, _), w in sorted(state.workloads.items())
+                   if lq_to_cq.get((ns, w.queue_name)) == cluster_queue and _is_pending(w)]
+    cache = slot_cache if slot_cache is not None else {}
+
+    def slots_for(shape: PodShape) -> int:
+        if shape not in cache:
+            cache[shape] = count_slots(now, shape)
+        return cache[shape].slots
+
     counts: dict[_Key, int] = defaultdict(int)
     sources: dict[_Key, list[str]] = defaultdict(list)
-    for (ns, name), w in sorted(state.workloads.items()):
-        if lq_to_cq.get((ns, w.queue_name)) != cluster_queue or not _is_pending(w):
-            continue
+    for w in pending:
+        ns, name = w.meta.namespace, w.meta.name
         for ps in w.pod_sets:
             base = pod_shape(ps.template)
             options = []
@@ -186,7 +199,7 @@ def queue_demands(state: ClusterState, cluster_queue: str,
                 flavor = state.resource_flavors.get(fname)
                 shape = pod_shape(ps.template, None, flavor.node_labels if flavor else {},
                                   flavor.tolerations if flavor else ())
-                options.append((count_slots(now, shape).slots, fname, shape))
+                options.append((slots_for(shape), fname, shape))
             slots, fname, shape = max(options, key=lambda t: t[0])
             key = _Key(shape, fname)
             counts[key] += ps.count
