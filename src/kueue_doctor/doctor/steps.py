@@ -46,7 +46,8 @@ def step2(ctx: Context, violations: list[Violation], not_running: dict) -> tuple
                  for v in violations]
     fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
     if fragmented:
-        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"))
+        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"),
+                             slot_cache=cache)
         for f, r in zip(fragmented, redo):
             f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
     problem = False
