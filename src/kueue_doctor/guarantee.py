@@ -53,7 +53,13 @@ def evaluate(cq: ClusterQueueSnapshot, pending: Iterable[WorkloadInfo], now: dat
     free = dict(unused)
     if not any(unused.values()):
         pending = ()  # a queue at or above its nominal quota guarantees nothing more
+    # what any flavor could still give per resource: a cheap first test before placing
+    room: dict[str, int] = {}
+    for fr, v in unused.items():
+        room[fr[1]] = max(room.get(fr[1], 0), v)
     for wi in pending:
+        if any(v > room.get(r, 0) for r, v in _largest_requests(wi).items()):
+            continue
         # the quota nominal would give: pending work taken in queue order until it is used up
         placed = _fit_within(cq, wi, free)
         if placed is not None:
@@ -73,6 +79,19 @@ def evaluate(cq: ClusterQueueSnapshot, pending: Iterable[WorkloadInfo], now: dat
             g.not_running.append(wi.key)
             g.since = min(g.since, started + min_wait) if g.since else started + min_wait
     return g
+
+
+def _largest_requests(wi: WorkloadInfo) -> dict[str, int]:
+    """Per resource, the largest pod set total: no flavor with less room can take the workload."""
+    cached = wi.extra.get("largest_requests")
+    if cached is None:
+        cached = {}
+        for ps in wi.pod_sets:
+            for r, v in ps.total().items():
+                if v > cached.get(r, 0):
+                    cached[r] = v
+        wi.extra["largest_requests"] = cached
+    return cached
 
 
 def _fit_within(cq: ClusterQueueSnapshot, wi: WorkloadInfo, free: dict[FR, int]) -> Optional[dict[FR, int]]:

@@ -137,8 +137,8 @@ class QueueManager:
         if q is None:
             return False
         st = self.state.setdefault(wi.key, QueuedState())
-        if q.equivalence:
-            st.hash = scheduling_hash(wi)
+        if q.equivalence and q.inadmissible_hashes:  # the hash is only needed while some are parked
+            st.hash = st.hash or scheduling_hash(wi)
             if st.hash in q.inadmissible_hashes:
                 q.inadmissible[wi.key] = wi
                 return True
@@ -189,9 +189,12 @@ class QueueManager:
         if q.equivalence and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
             h = st.hash or scheduling_hash(wi)
             q.inadmissible_hashes[h] = reason
+            st.hash = h
             for other in list(q.active()):
-                ost = self.state.get(other.key)
-                if ost is not None and (ost.hash or scheduling_hash(other)) == h:
+                ost = self.state.setdefault(other.key, QueuedState())
+                if not ost.hash:
+                    ost.hash = scheduling_hash(other)
+                if ost.hash == h:
                     q.remove(other.key)
                     q.inadmissible[other.key] = other
 

@@ -54,6 +54,6 @@ def _build(f: Fields, file: str) -> Scenario:
     # Upstream's measured admission latencies come from a real API server: every admission is a
     # status patch. These costs are our calibration of that controller time, not upstream figures.
     settings = Settings(cycle_cost=0.002, per_head_cost=0.0005, admission_cost=0.02, release_latency=0.0,
-                        quota_release_latency=0.0, sample_interval=5.0)
+                        quota_release_latency=0.0, sample_interval=30.0)
     return Scenario(name=f"kueue-perf {file}", state=state, workloads=workloads, settings=settings, source=file,
                     notes=["Kueue scheduler performance-test generator config; no nodes (workloads run on admission)"])
