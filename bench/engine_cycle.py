@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from kueue_doctor import heap  # noqa: E402
 from kueue_doctor.api import build  # noqa: E402
 from kueue_doctor.api.state import ClusterState  # noqa: E402
 from kueue_doctor.engine.config import EngineConfig  # noqa: E402
@@ -56,6 +57,7 @@ def run(cohorts: int, per_cohort: int, pending: int, admitted: int, cycles: int)
     t = time.perf_counter()
     st = make_state(cohorts, per_cohort, pending, admitted)
     model = AdmissionModel(st, EngineConfig())
+    heap.settle()
     setup = time.perf_counter() - t
     times, heads, admissions, preemptions = [], 0, 0, 0
     now = T0 + timedelta(hours=1)

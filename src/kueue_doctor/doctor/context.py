@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Optional
 
+from .. import heap
 from ..api import objects as o
 from ..api.state import ClusterState
 from ..engine.config import EngineConfig
@@ -134,4 +135,5 @@ def build_context(snap: Snapshot, min_wait: timedelta, now: Optional[datetime] =
     ctx.lq_to_cq = {key: lq.cluster_queue for key, lq in state.local_queues.items()}
     for (ns, name), w in state.workloads.items():
         ctx.infos[f"{ns}/{name}"] = model.info(w)
+    heap.settle()
     return ctx

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Optional
 
+from .. import heap
 from ..api import build
 from ..api import objects as o
 from ..engine.config import EngineConfig
@@ -81,6 +82,7 @@ class Simulator:
         self.recorder = Recorder(self)
         self.progress = progress
         self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
+        heap.settle()
 
     # -- helpers -------------------------------------------------------------------------
     def dt(self, t: float) -> datetime:
