@@ -85,4 +85,8 @@ def cli() -> None:
 
 
 def main() -> None:
+    # Loading a cluster creates millions of long-lived objects; the default collector
+    # thresholds rescan them over and over (heap.py has the rest of the story).
+    import gc
+    gc.set_threshold(50_000, 50, 100)
     cli(prog_name="kueue-doctor")
