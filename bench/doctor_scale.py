@@ -88,6 +88,8 @@ def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> 
 
 
 def time_it(folder: Path) -> None:
+    import gc
+    gc.set_threshold(50_000, 50, 100)  # as `kueue-doctor` sets it (cli.main)
     from kueue_doctor.api import load_paths
     from kueue_doctor.doctor.diagnose import diagnose
     from kueue_doctor.sources.snapshot import load_folder
