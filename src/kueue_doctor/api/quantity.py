@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from functools import lru_cache
-from typing import Union
+from typing import Optional, Union
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -36,11 +36,13 @@ class QuantityError(ValueError):
 
 
 class Quantity:
-    __slots__ = ("value", "format")
+    __slots__ = ("value", "format", "_milli", "_units")
 
     def __init__(self, value: Union[Fraction, int], fmt: str = DECIMAL_SI):
         self.value = Fraction(value)
         self.format = fmt
+        self._milli: Optional[int] = None
+        self._units: Optional[int] = None
 
     @classmethod
     def parse(cls, text: Union[str, int, float, "Quantity"]) -> "Quantity":
@@ -81,11 +83,16 @@ class Quantity:
         return cls(num * (Fraction(10) ** exp), DECIMAL_EXPONENT)
 
     # -- canonical integer amounts -------------------------------------------------
+    # Both are asked for millions of times of the same few shared quantities; computed once.
     def milli_value(self) -> int:
-        return _ceil(self.value * 1000)
+        if self._milli is None:
+            self._milli = _ceil(self.value * 1000)
+        return self._milli
 
     def int_value(self) -> int:
-        return _ceil(self.value)
+        if self._units is None:
+            self._units = _ceil(self.value)
+        return self._units
 
     def amount(self, resource: str) -> int:
         """Kueue's integer amount for ``resource``: millicores for cpu, units otherwise."""

@@ -18,7 +18,12 @@ class AdmissionModel:
     def __init__(self, state: ClusterState, config: EngineConfig):
         self.state = state
         self.config = config
-        self.snapshot = build_snapshot(state, config)
+        # one engine view per workload, shared by the cache, the queues and callers (info())
+        self.infos: dict[str, WorkloadInfo] = {
+            f"{ns}/{name}": WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp)
+            for (ns, name), w in state.workloads.items()}
+        self.snapshot = build_snapshot(state, config, [
+            wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission])
         self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"))
         for name, cq in state.cluster_queues.items():
             self.queues.add_cluster_queue(name, cq.queueing_strategy)
@@ -28,10 +33,10 @@ class AdmissionModel:
         self._trees: Optional[dict[int, list[str]]] = None
         self.dirty: set[str] = set()           # ClusterQueues whose parked workloads get retried
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
-        for wl in state.workloads.values():
+        for wi in self.infos.values():
+            wl = wi.obj
             if wl.is_true("QuotaReserved") or wl.is_true("Finished") or not wl.active:
                 continue
-            wi = self.info(wl)
             if not self.queues.add(wi):
                 self.unqueued.append(wi)
         limit_ranges: dict = {}
@@ -40,7 +45,12 @@ class AdmissionModel:
         self.scheduler = Scheduler(self.snapshot, self.queues, config, limit_ranges)
 
     def info(self, wl) -> WorkloadInfo:
-        return WorkloadInfo(wl, self.config.gate("ReclaimablePods"), self.config.requeuing_timestamp)
+        key = f"{wl.meta.namespace}/{wl.meta.name}"
+        wi = self.infos.get(key)
+        if wi is None or wi.obj is not wl:
+            wi = self.infos[key] = WorkloadInfo(wl, self.config.gate("ReclaimablePods"),
+                                                self.config.requeuing_timestamp)
+        return wi
 
     def cycle(self, now: datetime) -> CycleResult:
         if self.dirty:
