@@ -64,3 +64,18 @@ def test_diagnose_html_is_one_offline_file(tmp_path):
     html = out_file.read_text()
     assert html.startswith("<!doctype html>") and "head-of-line-blocking" in html
     assert "http://" not in html and "https://" not in html and "<script" not in html
+
+
+def test_stale_log_signature_is_not_evidence():
+    from datetime import timedelta
+
+    from kueue_doctor.doctor.diagnose import diagnose
+    from kueue_doctor.sources.snapshot import load_folder
+    folder = next(f for f in FOLDERS if f.name.startswith("01-"))
+    snap = load_folder(str(folder))
+    fresh = diagnose(snap)
+    assert any(e.startswith("log:") for e in fresh.causes[0].evidence)
+    later = diagnose(load_folder(str(folder)), now=fresh.context.now + timedelta(hours=2))
+    hol = next(c for c in later.causes if c.id == "head-of-line-blocking")
+    assert hol.confidence == "high"  # the queue is still blocked: the engine says so
+    assert not any(e.startswith("log:") for e in hol.evidence)

@@ -13,6 +13,8 @@ from .releases import release_notes
 from .steps import queue_causes, step2, step3, step4, step5, step6
 from .violations import step1
 
+LOG_STALE_AFTER = 15 * 60  # seconds
+
 # log finding id -> how it counts for the doctor (confidence when the logs alone show it)
 LOG_CAUSES = {"stuck-preemption-target": "medium", "slow-preemption-release": "medium", "drs-rounding": "medium",
               "head-of-line-blocking": "medium", "inactive-queue": "medium", "controller-unhealthy": "medium"}
@@ -77,12 +79,21 @@ def log_causes(ctx: Context, violations: list[Violation]) -> list[Cause]:
     if ctx.logs is None:
         return []
     violating = {v.cluster_queue for v in violations}
+    now = ctx.now.timestamp()
     out = []
     for f in ctx.logs.findings:
         if f.id not in LOG_CAUSES:
             continue
+        # A signature that stopped long before the snapshot describes the past (the queue was
+        # fixed, the controller recovered): it is evidence of nothing now.
+        if f.last is not None and now - f.last > LOG_STALE_AFTER:
+            continue
         j = f.to_json()
         cqs = [c for c in j.get("clusterQueues", []) if c in violating]
+        if f.id == "head-of-line-blocking":
+            # only a StrictFIFO queue re-heads a workload that cannot fit
+            cqs = [c for c in cqs if getattr(ctx.state.cluster_queues.get(c), "queueing_strategy", "")
+                   == "StrictFIFO"]
         if not cqs and f.id != "controller-unhealthy":
             continue
         out.append(Cause(f.id, LOG_CAUSES[f.id], cqs, list(j.get("workloads", []))[:20],
