@@ -44,3 +44,20 @@ def test_fixed_release_is_healthy(tmp_path, name):
     _cause, fixed = CASES[name]
     d = snapshot_and_diagnose(tmp_path, name, fixed)
     assert d["violations"] == [] and d["causes"] == []
+
+
+def test_explain_names_the_stuck_victim_and_only_its_own_log_lines(tmp_path):
+    runner = CliRunner()
+    folder = tmp_path / "zombie"
+    out = runner.invoke(cli, ["simulate", str(incident_path("zombie-pod")), "--snapshot-at", "100m",
+                              "--snapshot-dir", str(folder), "--json", "--omit-wall-time"])
+    assert out.exit_code == 0, out.output
+    out = runner.invoke(cli, ["explain", "team-b/job-0", str(folder), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    chain = json.loads(out.output)["chain"]
+    pre = next(c for c in chain if c["topic"] == "preemption")
+    assert "team-d/train-lp" in pre["text"] and "stuck past their grace period" in pre["text"]
+    assert pre["data"]["targets"][0]["alreadyEvicted"] is True
+    logs = next(c for c in chain if c["topic"] == "logs")
+    assert logs["data"]["lines"]
+    assert all('"namespace":"team-b"' in line for line in logs["data"]["lines"])

@@ -107,9 +107,19 @@ def explain(snap: Snapshot, key: str, min_wait: timedelta = timedelta(minutes=5)
                 attempts=[{"podSet": ps.name, "flavor": at.flavor, "mode": MODE_NAMES[at.mode], "borrow": at.borrow,
                            "reasons": at.reasons} for ps in a.pod_sets for at in ps.attempts])
             if targets:
+                evicted = {v["key"]: v for v in victims(ctx)}
+
+                def state_of(k: str) -> str:
+                    v = evicted.get(k)
+                    if v is None:
+                        return ""
+                    if v["past_grace"]:
+                        return f"; already evicted {minutes(v['held'])} ago, pods stuck past their grace period"
+                    return f"; already evicted {minutes(v['held'])} ago, still terminating"
                 say("preemption", f"preemption could make room by evicting {len(targets)} workload(s): "
-                    + ", ".join(f"{t.key} ({t.reason}, in {t.cluster_queue})" for t in targets),
-                    targets=[{"workload": t.key, "reason": t.reason, "clusterQueue": t.cluster_queue} for t in targets])
+                    + ", ".join(f"{t.key} ({t.reason}, in {t.cluster_queue}{state_of(t.key)})" for t in targets),
+                    targets=[{"workload": t.key, "reason": t.reason, "clusterQueue": t.cluster_queue,
+                              "alreadyEvicted": t.key in evicted} for t in targets])
             elif a.representative_mode() != NO_FIT and mode != "Fit":
                 p = cq.preemption
                 say("preemption", f"no preemption candidates (withinClusterQueue {p.within_cluster_queue}, "
@@ -163,7 +173,10 @@ def log_lines(snap: Snapshot, key: str, limit: int = 200) -> list[str]:
     import collections
     import gzip
     ns, _, name = key.partition("/")
-    needles = (key.encode(), f'"name":"{name}","namespace":"{ns}"'.encode(), f'"{name}"'.encode())
+    # klog references ({"name","namespace"}), reconcile keys, and "ns/name" strings; a bare name
+    # would also match namesakes in other namespaces
+    needles = (key.encode(), f'"name":"{name}","namespace":"{ns}"'.encode(),
+               f'"namespace":"{ns}","name":"{name}"'.encode())
     kept: collections.deque = collections.deque(maxlen=limit)
     for path in snap.log_files:
         opener = gzip.open if path.endswith(".gz") else open
