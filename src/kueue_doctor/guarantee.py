@@ -94,9 +94,13 @@ def _largest_requests(wi: WorkloadInfo) -> dict[str, int]:
     return cached
 
 
-def _fit_within(cq: ClusterQueueSnapshot, wi: WorkloadInfo, free: dict[FR, int]) -> Optional[dict[FR, int]]:
-    """Flavors (first that fits, in the queue's order) under which the workload fits in ``free``."""
-    placed: dict[FR, int] = {}
+def _plan(cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Optional[list[tuple[list[str], dict[str, int]]]]:
+    """Per pod set and resource group: the flavors to try and what the group needs (None when
+    a requested resource is in no group). Cached per workload and queue: samples ask often."""
+    cache = wi.extra.setdefault("fit_plans", {})
+    if cq.name in cache:
+        return cache[cq.name]
+    plan: Optional[list] = []
     covers_pods = cq.covers("pods")
     for ps in wi.pod_sets:
         req = ps.total()
@@ -108,14 +112,29 @@ def _fit_within(cq: ClusterQueueSnapshot, wi: WorkloadInfo, free: dict[FR, int])
                 continue
             group = cq.group_for(res)
             if group is None:
-                return None
+                plan = None
+                break
             wanted = {r: x for r, x in req.items() if r in group.covered and x}
-            for flavor in group.flavors:
-                if all(free.get((flavor, r), 0) - placed.get((flavor, r), 0) >= x for r, x in wanted.items()):
-                    for r, x in wanted.items():
-                        placed[(flavor, r)] = placed.get((flavor, r), 0) + x
-                    break
-            else:
-                return None
+            plan.append((group.flavors, wanted))
             done.update(wanted)
+        if plan is None:
+            break
+    cache[cq.name] = plan
+    return plan
+
+
+def _fit_within(cq: ClusterQueueSnapshot, wi: WorkloadInfo, free: dict[FR, int]) -> Optional[dict[FR, int]]:
+    """Flavors (first that fits, in the queue's order) under which the workload fits in ``free``."""
+    plan = _plan(cq, wi)
+    if plan is None:
+        return None
+    placed: dict[FR, int] = {}
+    for flavors, wanted in plan:
+        for flavor in flavors:
+            if all(free.get((flavor, r), 0) - placed.get((flavor, r), 0) >= x for r, x in wanted.items()):
+                for r, x in wanted.items():
+                    placed[(flavor, r)] = placed.get((flavor, r), 0) + x
+                break
+        else:
+            return None
     return placed
