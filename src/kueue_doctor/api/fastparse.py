@@ -1,0 +1,198 @@
+"""A fast path for the one kind that comes by the hundred thousand: Workloads.
+
+It reads the common, well-formed shape straight from the decoded dict. Anything outside that
+shape (a field of an unexpected type, node affinity, init containers, ...) makes it give up
+(``None``) and the careful parser in parse.py runs instead, which is also what words every
+error. For the inputs it accepts it builds exactly what the careful parser builds
+(tests/test_fastparse.py compares both on every Workload in the repository).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from . import objects as o
+from .fields import to_time
+from .quantity import Quantity, QuantityError
+
+_POD_KEYS = frozenset({"containers", "terminationGracePeriodSeconds", "restartPolicy"})
+_CONTAINER_KEYS = frozenset({"name", "resources", "image", "command", "args", "env", "ports", "imagePullPolicy"})
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def _str(v: Any, default: str = "") -> str:
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise _GiveUp
+    return v
+
+
+def _int(v: Any, default: Optional[int] = None, minimum: Optional[int] = None) -> Optional[int]:
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _GiveUp
+    if minimum is not None and v < minimum:
+        raise _GiveUp
+    return v
+
+
+def _str_map(v: Any) -> dict[str, str]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()):
+        raise _GiveUp
+    return dict(v)
+
+
+def _resources(v: Any) -> dict[str, Quantity]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise _GiveUp
+    out = {}
+    for k, x in v.items():
+        if x is None:
+            continue
+        if isinstance(x, bool) or not isinstance(x, (str, int)):
+            raise _GiveUp
+        try:
+            out[str(k)] = Quantity.parse(x)
+        except QuantityError:
+            raise _GiveUp from None
+    return out
+
+
+def _time(v: Any):
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise _GiveUp
+    return to_time(v, "")
+
+
+def _dict(v: Any) -> dict:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise _GiveUp
+    return v
+
+
+def _list(v: Any) -> list:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise _GiveUp
+    return v
+
+
+def _meta(raw: dict) -> o.Meta:
+    m = _dict(raw.get("metadata"))
+    name = m.get("name")
+    if not isinstance(name, str) or not name or m.get("deletionTimestamp") is not None:
+        raise _GiveUp
+    rv = m.get("resourceVersion")
+    refs = _list(m.get("ownerReferences"))
+    if not all(isinstance(r, dict) for r in refs):
+        raise _GiveUp
+    return o.Meta(name=name, namespace=_str(m.get("namespace"), "default"), uid=_str(m.get("uid")),
+                  labels=_str_map(m.get("labels")), annotations=_str_map(m.get("annotations")),
+                  creation_timestamp=_time(m.get("creationTimestamp")),
+                  deletion_grace_period_seconds=_int(m.get("deletionGracePeriodSeconds")),
+                  generation=_int(m.get("generation"), 0) or 0,
+                  resource_version=str(rv) if isinstance(rv, int) and not isinstance(rv, bool) else _str(rv),
+                  owner_references=refs)
+
+
+def _pod_spec(spec: dict) -> o.PodSpec:
+    if not spec.keys() <= _POD_KEYS:
+        raise _GiveUp
+    containers = []
+    for c in _list(spec.get("containers")):
+        if not isinstance(c, dict) or not c.keys() <= _CONTAINER_KEYS:
+            raise _GiveUp
+        res = _dict(c.get("resources"))
+        containers.append(o.Container(name=_str(c.get("name")), requests=_resources(res.get("requests")),
+                                      limits=_resources(res.get("limits"))))
+    return o.PodSpec(containers=containers,
+                     termination_grace_period_seconds=_int(spec.get("terminationGracePeriodSeconds"), 30, 0))
+
+
+def _conditions(v: Any) -> list[o.Condition]:
+    out = []
+    for c in _list(v):
+        if not isinstance(c, dict) or not isinstance(c.get("type"), str) or not isinstance(c.get("status"), str):
+            raise _GiveUp
+        out.append(o.Condition(type=c["type"], status=c["status"], reason=_str(c.get("reason")),
+                               message=_str(c.get("message")), last_transition_time=_time(c.get("lastTransitionTime"))))
+    return out
+
+
+def fast_workload(raw: dict, version: str) -> Optional[o.Workload]:
+    try:
+        return _workload(raw, version)
+    except (_GiveUp, ValueError, TypeError, AttributeError):
+        return None
+    except Exception as e:  # an InputError from to_time: let the careful parser word it
+        if type(e).__name__ == "InputError":
+            return None
+        raise
+
+
+def _workload(raw: dict, version: str) -> o.Workload:
+    spec = _dict(raw.get("spec"))
+    pod_sets = []
+    for ps in _list(spec.get("podSets")):
+        if not isinstance(ps, dict):
+            raise _GiveUp
+        tmpl = ps.get("template")
+        if not isinstance(tmpl, dict):
+            raise _GiveUp
+        pod_sets.append(o.PodSet(name=_str(ps.get("name"), "main") or "main", count=_int(ps.get("count"), 1, 0),
+                                 min_count=_int(ps.get("minCount"), None, 0),
+                                 template=_pod_spec(_dict(tmpl.get("spec"))),
+                                 topology_request=ps.get("topologyRequest")))
+    if not pod_sets:
+        raise _GiveUp
+    if version == "v1beta1":
+        pc_name, pc_source = _str(spec.get("priorityClassName")), _str(spec.get("priorityClassSource"))
+    else:
+        ref = _dict(spec.get("priorityClassRef"))
+        pc_name, kind = _str(ref.get("name")), _str(ref.get("kind"))
+        pc_source = ("kueue.x-k8s.io/workloadpriorityclass" if kind == "WorkloadPriorityClass"
+                     else "scheduling.k8s.io/priorityclass" if kind else "")
+    st = _dict(raw.get("status"))
+    if st.get("requeueState") is not None or st.get("reclaimablePods"):
+        raise _GiveUp
+    admission = None
+    if st.get("admission") is not None:
+        a = _dict(st["admission"])
+        cq = a.get("clusterQueue")
+        if not isinstance(cq, str):
+            raise _GiveUp
+        psas = []
+        for p in _list(a.get("podSetAssignments")):
+            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+                raise _GiveUp
+            psas.append(o.PodSetAssignment(name=p["name"], flavors=_str_map(p.get("flavors")),
+                                           resource_usage=_resources(p.get("resourceUsage")),
+                                           count=_int(p.get("count"), None, 0)))
+        admission = o.Admission(cluster_queue=cq, pod_set_assignments=psas)
+    checks = _list(st.get("admissionChecks"))
+    if not all(isinstance(c, dict) for c in checks):
+        raise _GiveUp
+    active = spec.get("active", True)
+    if active is None:
+        active = True
+    if not isinstance(active, bool):
+        raise _GiveUp
+    status = o.WorkloadStatus(admission=admission, conditions=_conditions(st.get("conditions")),
+                              admission_checks=list(checks))
+    return o.Workload(meta=_meta(raw), queue_name=_str(spec.get("queueName")), pod_sets=pod_sets,
+                      priority=_int(spec.get("priority")), priority_class_name=pc_name, priority_class_source=pc_source,
+                      active=active, maximum_execution_time_seconds=_int(spec.get("maximumExecutionTimeSeconds")),
+                      status=status)
