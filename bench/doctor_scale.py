@@ -53,7 +53,7 @@ def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> 
         name = cqs[k % len(cqs)]
         g = rng.choice([1, 2, 4, 8])
         wl = {"apiVersion": API, "kind": "Workload",
-              "metadata": {"name": f"w{k}", "namespace": name, "uid": f"u{k}",
+              "metadata": {"name": f"w{k}", "namespace": name, "uid": f"u{k}", "resourceVersion": str(1000 + k),
                            "creationTimestamp": f"2026-01-01T00:{(k // 1000) % 60:02d}:{k % 60:02d}Z"},
               "spec": {"queueName": "main", "priority": rng.randint(0, 3), "podSets": [
                   {"name": "main", "count": 1, "template": {"spec": {"containers": [
