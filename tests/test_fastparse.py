@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kueue_doctor.api.fastparse import fast_workload
+from kueue_doctor.api.fastparse import fast_pod, fast_workload
 from kueue_doctor.api.fields import Fields
 from kueue_doctor.api.load import decode_documents, raw_objects, read_text
-from kueue_doctor.api.parse import parse_workload
+from kueue_doctor.api.parse import parse_pod, parse_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def workload_dicts():
+def dicts(kind: str):
     for folder in (ROOT / "tests" / "conformance", ROOT / "examples"):
         for path in sorted(folder.rglob("*.yaml")):
             if path.is_symlink() or "broken" in path.parts:
@@ -22,13 +22,13 @@ def workload_dicts():
                 continue
             for doc in docs:
                 for raw in raw_objects(doc):
-                    if isinstance(raw, dict) and raw.get("kind") == "Workload":
+                    if isinstance(raw, dict) and raw.get("kind") == kind:
                         yield raw
 
 
 def test_fast_path_matches_the_careful_parser():
     taken = total = 0
-    for raw in workload_dicts():
+    for raw in dicts("Workload"):
         version = str(raw.get("apiVersion", "")).rpartition("/")[2]
         total += 1
         fast = fast_workload(raw, version)
@@ -48,3 +48,16 @@ def test_fast_path_steps_aside_for_what_it_does_not_read():
     raw["spec"]["podSets"][0]["template"]["spec"].pop("affinity")
     raw["spec"]["podSets"][0]["count"] = "2"  # the careful parser accepts digit strings; the fast one defers
     assert fast_workload(raw, "v1beta2") is None
+
+
+def test_fast_pod_path_matches_the_careful_parser():
+    taken = total = 0
+    for raw in dicts("Pod"):
+        total += 1
+        fast = fast_pod(raw)
+        if fast is None:
+            continue
+        taken += 1
+        assert fast == parse_pod(Fields(raw), "v1"), raw["metadata"].get("name")
+    assert total > 200
+    assert taken > total // 2

@@ -1,4 +1,4 @@
-"""A fast path for the one kind that comes by the hundred thousand: Workloads.
+"""A fast path for the kinds that come by the hundred thousand: Workloads and Pods.
 
 It reads the common, well-formed shape straight from the decoded dict. Anything outside that
 shape (a field of an unexpected type, node affinity, init containers, ...) makes it give up
@@ -14,8 +14,8 @@ from . import objects as o
 from .fields import to_time
 from .quantity import Quantity, QuantityError
 
-_POD_KEYS = frozenset({"containers", "terminationGracePeriodSeconds", "restartPolicy"})
-_CONTAINER_KEYS = frozenset({"name", "resources", "image", "command", "args", "env", "ports", "imagePullPolicy"})
+# pod-spec fields whose reading is involved enough to leave to the careful parser
+_POD_DEFER = ("initContainers", "overhead", "affinity")
 
 
 class _GiveUp(Exception):
@@ -93,7 +93,7 @@ def _list(v: Any) -> list:
 def _meta(raw: dict) -> o.Meta:
     m = _dict(raw.get("metadata"))
     name = m.get("name")
-    if not isinstance(name, str) or not name or m.get("deletionTimestamp") is not None:
+    if not isinstance(name, str) or not name:
         raise _GiveUp
     rv = m.get("resourceVersion")
     refs = _list(m.get("ownerReferences"))
@@ -102,6 +102,7 @@ def _meta(raw: dict) -> o.Meta:
     return o.Meta(name=name, namespace=_str(m.get("namespace"), "default"), uid=_str(m.get("uid")),
                   labels=_str_map(m.get("labels")), annotations=_str_map(m.get("annotations")),
                   creation_timestamp=_time(m.get("creationTimestamp")),
+                  deletion_timestamp=_time(m.get("deletionTimestamp")),
                   deletion_grace_period_seconds=_int(m.get("deletionGracePeriodSeconds")),
                   generation=_int(m.get("generation"), 0) or 0,
                   resource_version=str(rv) if isinstance(rv, int) and not isinstance(rv, bool) else _str(rv),
@@ -109,17 +110,49 @@ def _meta(raw: dict) -> o.Meta:
 
 
 def _pod_spec(spec: dict) -> o.PodSpec:
-    if not spec.keys() <= _POD_KEYS:
+    if any(spec.get(k) for k in _POD_DEFER):
         raise _GiveUp
     containers = []
     for c in _list(spec.get("containers")):
-        if not isinstance(c, dict) or not c.keys() <= _CONTAINER_KEYS:
+        if not isinstance(c, dict):
             raise _GiveUp
         res = _dict(c.get("resources"))
         containers.append(o.Container(name=_str(c.get("name")), requests=_resources(res.get("requests")),
-                                      limits=_resources(res.get("limits"))))
-    return o.PodSpec(containers=containers,
-                     termination_grace_period_seconds=_int(spec.get("terminationGracePeriodSeconds"), 30, 0))
+                                      limits=_resources(res.get("limits")),
+                                      restart_policy=_str(c.get("restartPolicy"))))
+    tolerations = []
+    for t in _list(spec.get("tolerations")):
+        if not isinstance(t, dict):
+            raise _GiveUp
+        tolerations.append(o.Toleration(key=_str(t.get("key")), operator=_str(t.get("operator"), "Equal"),
+                                        value=_str(t.get("value")), effect=_str(t.get("effect"))))
+    gates = []
+    for g in _list(spec.get("schedulingGates")):
+        if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+            raise _GiveUp
+        gates.append(g["name"])
+    return o.PodSpec(containers=containers, node_selector=_str_map(spec.get("nodeSelector")),
+                     tolerations=tolerations, node_name=_str(spec.get("nodeName")),
+                     priority_class_name=_str(spec.get("priorityClassName")), priority=_int(spec.get("priority")),
+                     termination_grace_period_seconds=_int(spec.get("terminationGracePeriodSeconds"), 30, 0),
+                     scheduling_gates=gates)
+
+
+def fast_pod(raw: dict) -> Optional[o.Pod]:
+    try:
+        st = _dict(raw.get("status"))
+        statuses = _list(st.get("containerStatuses"))
+        if not all(isinstance(c, dict) for c in statuses):
+            raise _GiveUp
+        return o.Pod(meta=_meta(raw), spec=_pod_spec(_dict(raw.get("spec"))), phase=_str(st.get("phase")),
+                     conditions=_conditions(st.get("conditions")), start_time=_time(st.get("startTime")),
+                     container_statuses=list(statuses))
+    except (_GiveUp, ValueError, TypeError, AttributeError):
+        return None
+    except Exception as e:
+        if type(e).__name__ == "InputError":
+            return None
+        raise
 
 
 def _conditions(v: Any) -> list[o.Condition]:

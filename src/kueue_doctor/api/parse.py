@@ -14,7 +14,7 @@ import yaml
 from ..errors import InputError
 from . import objects as o
 from . import schema
-from .fastparse import fast_workload
+from .fastparse import fast_pod, fast_workload
 from .fields import Fields, _type_name
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -493,7 +493,8 @@ def parse_object(raw: Any) -> Any:
             # What the API server would reject is reported as it would report it, before
             # the parser meets the same field with a less precise message.
             schema.validate(raw, kind, api_version.rpartition("/")[2])
-        obj = fast_workload(raw, api_version.rpartition("/")[2]) if kind == "Workload" else None
+        obj = (fast_workload(raw, api_version.rpartition("/")[2]) if kind == "Workload"
+               else fast_pod(raw) if kind == "Pod" else None)
         if obj is None:
             obj = parser(Fields(raw), api_version.rpartition("/")[2] if kind != "Event" else api_version)
     except InputError as e:
