@@ -3,21 +3,26 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Optional
 
-from ..api import objects as o
 from ..engine.assignment import FIT, MODE_NAMES
 from ..engine.drs import dominant_resource_share
 from ..engine.preemption import Preemptor
 from ..engine.config import DRS_EXACT
 from ..guarantee import QueueGuarantee
-from .context import ADMISSION_GATE, Context
-from .findings import FAIL, PASS, UNKNOWN, Cause, Step, Violation
+from .context import Context
+from .findings import FAIL, PASS, Cause, Step, Violation
 from .releases import affected, bug
 from .violations import pending_in_order, queue_snapshots
 
 PREEMPTOR_PATH = re.compile(r"preemptor path: (\S+?);")
+
+
+def preemptor_queue(eviction_message: str) -> str:
+    """The preempting ClusterQueue named at the end of an eviction message's preemptor path."""
+    m = PREEMPTOR_PATH.search(eviction_message or "")
+    return m.group(1).rstrip("/").split("/")[-1] if m else ""
 
 
 def minutes(d: timedelta) -> str:
@@ -94,8 +99,8 @@ def step3(ctx: Context, violations: list[Violation]) -> tuple[Step, dict[str, tu
                 admissions[w.status.admission.cluster_queue] += 1
         pc = w.condition("Preempted")
         if pc is not None and pc.status == "True" and pc.last_transition_time and since <= pc.last_transition_time:
-            m = PREEMPTOR_PATH.search(w.condition("Evicted").message if w.condition("Evicted") else "")
-            cq = m.group(1).rstrip("/").split("/")[-1] if m else ctx.cluster_queue_of(w)
+            ev = w.condition("Evicted")
+            cq = preemptor_queue(ev.message if ev else "") or ctx.cluster_queue_of(w)
             preemptions[cq] += 1
     logs = ctx.logs
     if logs is not None:
@@ -142,8 +147,7 @@ def victims(ctx: Context) -> list[dict]:
             grace = max(grace, g or 0)
             if p.meta.deletion_timestamp is not None and p.meta.deletion_timestamp + timedelta(seconds=g or 0) < ctx.now:
                 past_grace.append(p.meta.name)
-        m = PREEMPTOR_PATH.search(ev.message or "")
-        preemptor_cq = m.group(1).rstrip("/").split("/")[-1] if m else ""
+        preemptor_cq = preemptor_queue(ev.message)
         out.append({"key": key, "cq": ctx.cluster_queue_of(w), "since": since, "held": ctx.now - since,
                     "pods": pods, "past_grace": past_grace, "grace": grace, "preemptor_cq": preemptor_cq,
                     "pod_group": any(p.meta.labels.get("kueue.x-k8s.io/pod-group-name") for p in pods)

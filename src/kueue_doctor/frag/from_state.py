@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 
 from ..api import objects as o
 from ..api.state import ClusterState
+from ..engine.workload import pod_requests
 from .diagnose import Demand, ShapeFinding, diagnose
 from .policies import POLICIES
 from .shapes import GPU_MILLI, NodeShape, PodShape
@@ -25,20 +26,6 @@ MODEL_LABELS = ("nvidia.com/gpu.product", "gpu-card-model", "alibabacloud.com/gp
                 "cloud.google.com/gke-accelerator")
 MIB = 1 << 20
 DONE_PHASES = ("Succeeded", "Failed")
-
-
-def pod_requests(spec: o.PodSpec) -> dict[str, int]:
-    """Effective requests: containers summed, each init container as a floor, plus overhead."""
-    total: dict[str, int] = defaultdict(int)
-    for c in spec.containers:
-        for r, q in c.requests.items():
-            total[r] += q.amount(r)
-    for c in spec.init_containers:
-        for r, q in c.requests.items():
-            total[r] = max(total[r], q.amount(r))
-    for r, q in spec.overhead.items():
-        total[r] += q.amount(r)
-    return dict(total)
 
 
 def _annotation(meta: o.Meta, suffix: str) -> Optional[int]:

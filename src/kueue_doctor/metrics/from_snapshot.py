@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from ..doctor.diagnose import diagnose
 from ..doctor.steps import victims
-from ..doctor.violations import not_running_reason, queue_snapshots
+from ..doctor.violations import not_running_reason, pending_in_order, queue_snapshots
 from ..frag.from_state import node_shapes, pod_shape
 from ..frag.slots import count_slots
 from ..guarantee import DEFAULT_MIN_WAIT, evaluate
@@ -54,19 +54,8 @@ def view_from_snapshot(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -
 
 
 def pending_by_queue(ctx, cqs) -> dict[str, list]:
-    """Each queue's pending workloads in Kueue's heap order (the doctor's pending_in_order)."""
-    out: dict[str, list] = {name: [] for name in cqs}
-    for wi in ctx.infos.values():
-        w = wi.obj
-        if not ctx.pending(w):
-            continue
-        name = ctx.lq_to_cq.get((w.meta.namespace, w.queue_name))
-        if name in out:
-            wi.extra["waiting_since"] = ctx.waiting_since(w)
-            out[name].append(wi)
-    for lst in out.values():
-        lst.sort(key=lambda wi: (-wi.priority, wi.queue_order_timestamp(), wi.uid))
-    return out
+    """Each queue's pending workloads in Kueue's heap order."""
+    return {name: pending_in_order(ctx, name) for name in cqs}
 
 
 def free_slots(view: View, ctx, cqs, pending) -> None:
