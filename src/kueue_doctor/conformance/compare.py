@@ -1,8 +1,6 @@
 """Differences between what a scenario expects and what the engine did, as readable lines."""
 from __future__ import annotations
 
-from typing import Any
-
 
 def compare_maps(label: str, want: dict, got: dict, exact: bool = True) -> list[str]:
     diffs = []
@@ -26,7 +24,3 @@ def compare_sets(label: str, want, got) -> list[str]:
     if got - want:
         diffs.append(f"{label}: not expected {sorted(got - want)}")
     return diffs
-
-
-def show(v: Any) -> str:
-    return repr(v)

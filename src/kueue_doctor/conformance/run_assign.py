@@ -7,7 +7,6 @@ from ..engine.flavors import FlavorAssigner, ReplacedSlice
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
-from .compare import compare_sets
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
@@ -20,7 +19,7 @@ def _workload(scn: Scenario, cfg) -> WorkloadInfo:
     ns, _, name = str(scn.run.get("workload", "")).partition("/")
     wl = scn.state.workloads.get((ns, name))
     if wl is None:
-        raise InputError(f"names no Workload in objects", field="run.workload")
+        raise InputError("names no Workload in objects", field="run.workload")
     return WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)
 
 
@@ -49,7 +48,7 @@ def run_assign(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cq_name = scn.run.get("clusterQueue")
     cq = snap.cluster_queues.get(cq_name) or snap.inactive.get(cq_name)
     if cq is None:
-        raise InputError(f"names no ClusterQueue in objects", field="run.clusterQueue")
+        raise InputError("names no ClusterQueue in objects", field="run.clusterQueue")
     for name, flavors in (scn.run.get("usage") or {}).items():
         target = snap.cluster_queues[name]
         for flavor, res in flavors.items():

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Optional
 
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import Snapshot

@@ -140,7 +140,6 @@ def explain(snap: Snapshot, key: str, min_wait: timedelta = timedelta(minutes=5)
         from ..frag.slots import count_slots
         nodes_now = node_shapes(ctx.state)[0]
         for ps, spec_ps in zip(wi.pod_sets, w.pod_sets):
-            labels = {}
             flavor_name = (a_flavor(ctx, w, ps.name) or (cq.groups[0].flavors[0] if cq.groups else ""))
             flavor = ctx.state.resource_flavors.get(flavor_name)
             shape = pod_shape(spec_ps.template, None, flavor.node_labels if flavor else {},

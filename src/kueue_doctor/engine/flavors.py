@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 from ..api import objects as o
 from ..api.quantity import format_amount
-from .assignment import (BEST, EXCEEDS_MAX_QUOTA, FIT, NO_FIT, NO_MATCHING_FLAVOR, P_FIT, P_NO_CANDIDATES,
+from .assignment import (BEST, EXCEEDS_MAX_QUOTA, NO_FIT, NO_MATCHING_FLAVOR, P_FIT, P_NO_CANDIDATES,
                          P_NO_FIT, P_PREEMPT, P_RECLAIM, POSSIBILITY_TO_MODE, PUBLIC_MODE, MODE_TO_POSSIBILITY,
                          WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
                          is_preferred, most_severe)

@@ -4,7 +4,7 @@ Upstream: pkg/cache/scheduler/snapshot.go, clusterqueue_snapshot.go, cohort_snap
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Optional
 
 from ..api import objects as o
