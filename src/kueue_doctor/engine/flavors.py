@@ -17,11 +17,10 @@ from .assignment import (BEST, EXCEEDS_MAX_QUOTA, NO_FIT, NO_MATCHING_FLAVOR, P_
                          WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
                          is_preferred, most_severe)
 from .config import EngineConfig
+from .eligibility import allowed_flavors, flavor_problem
 from .quota import FR
 from .snapshot import ClusterQueueSnapshot
 from .workload import PodSetRequests, WorkloadInfo
-
-ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
 
 # (cq, workload, fr, quantity) -> (possibility, borrowing level after preemption)
 Oracle = Callable[[ClusterQueueSnapshot, WorkloadInfo, FR, int], tuple[int, int]]
@@ -31,71 +30,6 @@ Oracle = Callable[[ClusterQueueSnapshot, WorkloadInfo, FR, int], tuple[int, int]
 class ReplacedSlice:
     """The admitted slice an elastic workload slice replaces (ElasticJobsViaWorkloadSlices)."""
     pod_sets: list[tuple[str, int, dict[str, int], dict[str, str]]]  # (name, count, total requests, flavors)
-
-
-# -- flavor eligibility ----------------------------------------------------------------------
-
-def tolerates(t: o.Toleration, taint: o.Taint) -> bool:
-    if t.effect and t.effect != taint.effect:
-        return False
-    if t.operator == "Exists":
-        return not t.key or t.key == taint.key
-    return t.key == taint.key and t.value == taint.value
-
-
-def untolerated_taint(taints: list[o.Taint], tolerations: list[o.Toleration]) -> Optional[o.Taint]:
-    for taint in taints:
-        if taint.effect not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
-
-
-def requirement_matches(req: o.SelectorRequirement, labels: dict[str, str]) -> bool:
-    has = req.key in labels
-    v = labels.get(req.key)
-    if req.operator == "In":
-        return has and v in req.values
-    if req.operator == "NotIn":
-        return not has or v not in req.values
-    if req.operator == "Exists":
-        return has
-    if req.operator == "DoesNotExist":
-        return not has
-    if req.operator in ("Gt", "Lt") and has and req.values:
-        try:
-            a, b = int(v), int(req.values[0])
-        except ValueError:
-            return False
-        return a > b if req.operator == "Gt" else a < b
-    return False
-
-
-def matches_flavor_labels(spec: o.PodSpec, labels: dict[str, str]) -> bool:
-    """The pod's required node affinity, restricted to the flavor's own label keys."""
-    keys = set(labels)
-    for k, v in spec.node_selector.items():
-        if k in keys and labels.get(k) != v:
-            return False
-    terms = []
-    for term in spec.required_node_terms:
-        exprs = [e for e in term.match_expressions if e.key in keys]
-        if not exprs:
-            terms = []  # an emptied term matches every node, and terms are ORed
-            break
-        terms.append(exprs)
-    if terms:
-        return any(all(requirement_matches(e, labels) for e in exprs) for exprs in terms)
-    return True
-
-
-def label_selector_matches(sel: Optional[o.LabelSelector], labels: dict[str, str]) -> bool:
-    if sel is None:
-        return False
-    if any(labels.get(k) != v for k, v in sel.match_labels.items()):
-        return False
-    return all(requirement_matches(e, labels) for e in sel.match_expressions)
 
 
 # -- the assigner ----------------------------------------------------------------------------
@@ -114,10 +48,7 @@ class FlavorAssigner:
         self.last_tried = last_tried
         self.nomination = nomination
         self.observability = config.gate("UnadmittedWorkloadsObservability")
-        self.allowed_flavors: Optional[set[str]] = None
-        allowed = wi.obj.meta.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
-        if config.gate("ConcurrentAdmission") and allowed is not None:
-            self.allowed_flavors = {f.strip() for f in allowed.split(",") if f.strip()}
+        self.allowed_flavors = allowed_flavors(wi, config)
 
     def ignore_undeclared(self) -> bool:
         return self.config.gate("QuotaCheckStrategy") and self.config.quota_check_strategy == "IgnoreUndeclared"
@@ -322,17 +253,7 @@ class FlavorAssigner:
         return best, reasons, "", attempts
 
     def check_flavor(self, fname: str, ids: list[int]) -> str:
-        flavor = self.flavors.get(fname)
-        if flavor is None:
-            return f"flavor {fname} not found"
-        for i in ids:
-            spec = self.wi.obj.pod_sets[i].template
-            taint = untolerated_taint(flavor.node_taints, spec.tolerations + flavor.tolerations)
-            if taint is not None:
-                return f"untolerated taint {{{taint.key} {taint.value} {taint.effect} <nil>}} in flavor {fname}"
-            if not matches_flavor_labels(spec, flavor.node_labels):
-                return f"flavor {fname} doesn't match node affinity"
-        return ""
+        return flavor_problem(fname, self.flavors.get(fname), [self.wi.obj.pod_sets[i].template for i in ids])
 
     def fits_resource_quota(self, fr: FR, assumed: int, request: int):
         """-> (internal mode, borrowing level, (reasons, no-fit reason) or None)."""

@@ -15,7 +15,8 @@ from ..api import objects as o
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
-from .flavors import FlavorAssigner, ReplacedSlice, label_selector_matches
+from .eligibility import label_selector_matches
+from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target
 from .queues import (FAILED_AFTER_NOMINATION, GENERIC, NAMESPACE_MISMATCH, NO_FIT as R_NO_FIT, PENDING_PREEMPTION,
                      PREEMPTION_NO_CANDIDATES, QueueManager)
