@@ -6,7 +6,7 @@ from typing import Optional
 
 import click
 
-from ..sim.scenario import duration
+from ..api.duration import duration
 
 
 @click.command("collect")

@@ -8,7 +8,7 @@ from typing import Optional
 import click
 
 from ..errors import InputError
-from ..sim.scenario import duration
+from ..api.duration import duration
 
 
 def parse_min_wait(text: str) -> timedelta:

@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from ..errors import InputError
-from ..sim.scenario import duration
+from ..api.duration import duration
 
 
 def parse_listen(text: str) -> tuple[str, int]:

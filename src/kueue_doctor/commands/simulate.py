@@ -8,7 +8,8 @@ from typing import Optional
 import click
 
 from ..errors import InputError
-from ..sim.scenario import duration, load_scenario
+from ..api.duration import duration
+from ..sim.scenario import load_scenario
 from ..sim.simulator import Simulator
 
 

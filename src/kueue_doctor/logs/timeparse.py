@@ -5,11 +5,10 @@ import re
 import time
 from datetime import datetime, timezone
 
+from ..api.duration import parse_seconds
 from ..errors import InputError
 
 _SECOND_CACHE: dict[str, float] = {}
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)$")
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_ts(value) -> float | None:
@@ -66,10 +65,11 @@ def parse_bound(text: str | None, *, option: str, now: float | None = None) -> f
     if text is None or text == "":
         return None
     text = text.strip()
-    m = _DURATION.match(text)
-    if m:
+    # a bare number is not a duration here: "2026" is more likely the start of a date
+    ago = parse_seconds(text, unit_required=True)
+    if ago is not None:
         base = time.time() if now is None else now
-        return base - float(m.group(1)) * _UNITS[m.group(2)]
+        return base - ago
     value = parse_ts(text if len(text) > 10 else text + "T00:00:00Z")
     if value is None:
         raise InputError(f"{option}: cannot read {text!r}: use an RFC3339 time "

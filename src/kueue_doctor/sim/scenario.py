@@ -4,29 +4,17 @@ Format: docs/simulator.md. A scenario is a YAML mapping with ``kind: Simulation`
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ..api.duration import duration
 from ..api.fields import Fields, to_quantity
 from ..api.load import decode_documents, load_documents, read_text
 from ..api.state import ClusterState
 from ..errors import InputError
 
 JOB, POD_GROUP = "Job", "PodGroup"
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
-_UNITS = {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def duration(v: Any, where: str) -> float:
-    """Seconds from ``90``, ``"90s"``, ``"15m"``, ``"2h"``, ``"500ms"``."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return float(v)
-    m = _DURATION.match(str(v))
-    if not m:
-        raise InputError(f"not a duration: {v!r} (expected e.g. 30s, 15m, 2h)", field=where)
-    return float(m.group(1)) * _UNITS[m.group(2)]
 
 
 @dataclass

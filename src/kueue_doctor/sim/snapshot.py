@@ -570,7 +570,8 @@ def snapshot_then_continue(path: str, version: Optional[str], gates: dict, at: s
     summary comes from a second, identical run: the simulation is deterministic.
     """
     from ..commands.simulate import run_scenario
-    from .scenario import duration, load_scenario
+    from ..api.duration import duration
+    from .scenario import load_scenario
     from .simulator import Simulator
     t = duration(at, "--snapshot-at")
     end = duration(until, "--until") if until else None

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..api import build
+from ..api.duration import duration
 from ..api.fields import Fields
 from ..errors import InputError
-from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec, duration
+from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec
 
 KINDS = ("philly", "openb")
 GPU = "nvidia.com/gpu"
