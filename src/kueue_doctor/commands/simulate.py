@@ -9,7 +9,7 @@ import click
 
 from ..errors import InputError
 from ..api.duration import duration
-from ..sim.scenario import load_scenario
+from ..sim.scenario import load_with
 from ..sim.simulator import Simulator
 
 
@@ -25,11 +25,7 @@ def parse_gates(items: tuple[str, ...]) -> dict[str, bool]:
 
 def run_scenario(path: str, version: Optional[str] = None, gates: Optional[dict] = None,
                  until: Optional[str] = None, show_progress: bool = True) -> Simulator:
-    scn = load_scenario(path)
-    if version:
-        scn.version = version
-    if gates:
-        scn.gates.update(gates)
+    scn = load_with(path, version, gates)
     end = duration(until, "--until") if until else None
     progress = None
     if show_progress and sys.stderr.isatty():
@@ -86,15 +82,19 @@ def command(scenario: str, as_json: bool, timeseries: bool, html_out: Optional[s
     """Run a simulation SCENARIO (kind: Simulation, docs/simulator.md) or Kueue's
     performance-test generator config, and report admissions, time to admission,
     usage and guarantee violations per ClusterQueue."""
-    if snapshot_at:
-        if not snapshot_dir:
-            raise InputError("--snapshot-at needs --snapshot-dir")
-        from ..sim.snapshot import snapshot_then_continue
-        sim = snapshot_then_continue(scenario, version, parse_gates(gates), snapshot_at, snapshot_dir, force, until)
-    elif snapshot_dir:
+    if snapshot_at and not snapshot_dir:
+        raise InputError("--snapshot-at needs --snapshot-dir")
+    if snapshot_dir and not snapshot_at:
         raise InputError("--snapshot-dir needs --snapshot-at")
-    else:
-        sim = run_scenario(scenario, version, parse_gates(gates), until)
+    overrides = parse_gates(gates)
+    if snapshot_at:
+        at = duration(snapshot_at, "--snapshot-at")
+        if until and at > duration(until, "--until"):
+            raise InputError("--snapshot-at is after --until")
+        from ..sim.snapshot import snapshot_at as write_at
+        write_at(load_with(scenario, version, overrides), at, snapshot_dir, force)
+    # the summary covers the whole run, so after a snapshot it comes from a second, identical run
+    sim = run_scenario(scenario, version, overrides, until)
     summary = sim.recorder.summary()
     if omit_wall_time:
         summary.pop("wallSeconds")

@@ -174,3 +174,13 @@ def load_scenario(path: str) -> Scenario:
         return scenario_from_generator(doc, path)
     raise InputError("not a simulation scenario (kind: Simulation) nor a Kueue performance-test generator config",
                      file=path)
+
+
+def load_with(path: str, version: Optional[str] = None, gates: Optional[dict[str, bool]] = None) -> Scenario:
+    """A scenario file with its Kueue release and feature gates overridden (simulate --kueue-version, --gate)."""
+    scn = load_scenario(path)
+    if version:
+        scn.version = version
+    if gates:
+        scn.gates.update(gates)
+    return scn

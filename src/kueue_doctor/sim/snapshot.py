@@ -19,8 +19,8 @@ from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
 from .nodes import GONE, PENDING, TERMINATING
-from .scenario import JOB, POD_GROUP
-from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING
+from .scenario import JOB, POD_GROUP, Scenario
+from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
 from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
 
@@ -562,25 +562,10 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
     return written
 
 
-def snapshot_then_continue(path: str, version: Optional[str], gates: dict, at: str, directory: str,
-                           force: bool = False, until: Optional[str] = None):
-    """``simulate --snapshot-at``: write the folder at ``at``, then return the full run for the summary.
+def snapshot_at(scn: Scenario, at: float, directory, force: bool = False) -> list[Path]:
+    """Run ``scn`` on a fresh simulator up to ``at`` and write the folder there.
 
-    The simulator cannot resume after ``run(until)`` (arrivals are queued by ``run``), so the
-    summary comes from a second, identical run: the simulation is deterministic.
+    The simulator cannot resume after ``run(until)`` (arrivals are queued by ``run``): whoever
+    wants the rest of the run starts a second, identical one (the simulation is deterministic).
     """
-    from ..commands.simulate import run_scenario
-    from ..api.duration import duration
-    from .scenario import load_scenario
-    from .simulator import Simulator
-    t = duration(at, "--snapshot-at")
-    end = duration(until, "--until") if until else None
-    if end is not None and t > end:
-        raise InputError("--snapshot-at is after --until")
-    scn = load_scenario(path)
-    if version:
-        scn.version = version
-    if gates:
-        scn.gates.update(gates)
-    write_snapshot(Simulator(scn).run(t), directory, force=force)
-    return run_scenario(path, version, gates, until)
+    return write_snapshot(Simulator(scn).run(at), directory, force=force)
