@@ -15,7 +15,8 @@ from kueue_doctor.logs.timeparse import parse_ts
 from kueue_doctor.sim.incidents import INCIDENTS, incident_path
 from kueue_doctor.sim.scenario import load_scenario
 from kueue_doctor.sim.simulator import Simulator
-from kueue_doctor.sim.snapshot import FILES, write_snapshot
+from kueue_doctor.kueue.layout import MANIFEST, SIMULATED_FILES
+from kueue_doctor.sim.snapshot import write_snapshot
 
 # A time inside each failure window (scenario comments): victims already preempted, heads waiting.
 AT = {"slow-preemption-release": 2400.0, "zombie-pod": 5400.0, "drs-rounding": 4200.0}
@@ -62,7 +63,7 @@ def _true(wl: dict, ctype: str) -> bool:
 @pytest.mark.parametrize("fixed", [False, True])
 def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     sim, d = snapshots[(name, fixed)]
-    assert sorted(p.name for p in d.iterdir()) == sorted([*FILES, "manifest.json"])
+    assert sorted(p.name for p in d.iterdir()) == sorted([*SIMULATED_FILES, MANIFEST])
     state = load_paths([d])
     scn = sim.scn.state
     assert set(state.cluster_queues) == set(scn.cluster_queues)
@@ -181,7 +182,7 @@ def test_drs_rounding_log_carries_the_section_a3_signature(snapshots):
 def test_same_scenario_gives_byte_identical_folders(tmp_path):
     for d in ("a", "b"):
         write_snapshot(_run("zombie-pod", False), tmp_path / d)
-    for f in FILES:
+    for f in SIMULATED_FILES:
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 
@@ -202,7 +203,7 @@ def test_simulate_command_writes_the_snapshot_and_still_summarises(tmp_path):
                                     "--snapshot-dir", str(out), "--json", "--omit-wall-time"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["simulatedSeconds"] == 10800
-    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "manifest.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*SIMULATED_FILES, MANIFEST])
     res = CliRunner().invoke(main, ["simulate", str(incident_path("zombie-pod")), "--snapshot-at", "90m",
                                     "--snapshot-dir", str(out)])
     assert res.exit_code != 0 and "not empty" in res.output

@@ -7,6 +7,7 @@ from typing import Optional
 import click
 
 from ..api.duration import duration
+from ..kueue import layout as lay
 
 
 @click.command("collect")
@@ -35,9 +36,10 @@ def command(out: str, kubeconfig: Optional[str], kube_context: Optional[str], si
     manifest = collect(kubeconfig, kube_context, target,
                        Options(since_seconds=since_s, kueue_pods_only=kueue_pods_only, namespace_selector=ns_selector),
                        timeout=request_timeout, force=force)
-    n = sum(c.get("count", 0) for c in manifest["collected"])
-    click.echo(f"{target}: {n} objects, Kueue {manifest['kueueVersion'] or '(version unknown)'} "
-               f"({manifest['kueueApiVersion'] or 'Kueue API not read'}), collected at {manifest['collectedAt']}")
-    for f in manifest["failed"]:
-        tag = " (optional)" if f.get("optional") else ""
-        click.echo(f"  not collected{tag}: {f['kind']}: {f['reason']}: {f['message']}", err=True)
+    n = sum(c.get(lay.E_COUNT, 0) for c in manifest[lay.COLLECTED])
+    click.echo(f"{target}: {n} objects, Kueue {manifest[lay.KUEUE_VERSION] or '(version unknown)'} "
+               f"({manifest[lay.KUEUE_API_VERSION] or 'Kueue API not read'}), "
+               f"collected at {manifest[lay.COLLECTED_AT]}")
+    for f in manifest[lay.FAILED]:
+        tag = " (optional)" if f.get(lay.E_OPTIONAL) else ""
+        click.echo(f"  not collected{tag}: {f[lay.E_KIND]}: {f[lay.E_REASON]}: {f[lay.E_MESSAGE]}", err=True)

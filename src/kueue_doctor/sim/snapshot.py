@@ -1,7 +1,6 @@
 """A simulated cluster at time T, written as the folder a real gathering produces.
 
-Layout and shapes follow shared/examples/incidents/*/ (README: kueue.yaml, nodes.yaml,
-pods.yaml, events.yaml, deployment.yaml, kueue-controller-manager.log); conditions, reasons,
+Layout (kueue/layout.py) and shapes follow shared/examples/incidents/*/; conditions, reasons,
 events and pod gates follow shared/reference/kueue-signals.md §A and §E. Output is
 deterministic: names, UIDs and resourceVersions are derived from the scenario, never random.
 """
@@ -18,6 +17,7 @@ import yaml
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
+from ..kueue import layout
 from .nodes import GONE, PENDING, TERMINATING
 from .scenario import JOB, POD_GROUP, Scenario
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
@@ -30,7 +30,6 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     def ignore_aliases(self, data) -> bool:
         return True
 
-FILES = ("kueue.yaml", "nodes.yaml", "pods.yaml", "events.yaml", "deployment.yaml", "kueue-controller-manager.log")
 GATE = "kueue.x-k8s.io/admission"
 _V1BETA1_FUNGIBILITY = {"MayStopSearch": "Borrow", "TryNextFlavor": "TryNextFlavor", "Preempt": "Preempt"}
 
@@ -539,24 +538,24 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
     out.mkdir(parents=True, exist_ok=True)
     snap = Snapshot(sim, window)
     contents = {
-        "kueue.yaml": _dump(_list(snap.kueue_objects())),
-        "nodes.yaml": _dump(_list(snap.nodes())),
-        "pods.yaml": _dump(_list(snap.pods())),
-        "events.yaml": _dump(_list(snap.events())),
-        "deployment.yaml": _dump(_list(snap.deployment())),
-        "kueue-controller-manager.log": "".join(line + "\n" for line in controller_log(sim, sim.now, window)),
+        layout.KUEUE_OBJECTS: _dump(_list(snap.kueue_objects())),
+        layout.NODES: _dump(_list(snap.nodes())),
+        layout.PODS: _dump(_list(snap.pods())),
+        layout.EVENTS: _dump(_list(snap.events())),
+        layout.DEPLOYMENT: _dump(_list(snap.deployment())),
+        layout.CONTROLLER_LOG: "".join(line + "\n" for line in controller_log(sim, sim.now, window)),
     }
     written = []
-    for name in FILES:
+    for name in layout.SIMULATED_FILES:
         path = out / name
         path.write_text(contents[name], encoding="utf-8")
         written.append(path)
     # the same manifest `collect` writes: the doctor takes the snapshot time from it (the log may
     # end long before T when the cluster is quiet)
-    manifest = {"collectedAt": sim.dt(sim.now).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "source": f"kueue-doctor simulate {sim.scn.source}", "kueueVersion": sim.kueue.label,
-                "files": sorted(FILES)}
-    path = out / "manifest.json"
+    manifest = {layout.COLLECTED_AT: layout.format_time(sim.dt(sim.now)),
+                layout.SOURCE: f"kueue-doctor simulate {sim.scn.source}", layout.KUEUE_VERSION: sim.kueue.label,
+                layout.FILES: sorted(layout.SIMULATED_FILES)}
+    path = out / layout.MANIFEST
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     written.append(path)
     return written

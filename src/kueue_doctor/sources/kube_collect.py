@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -17,6 +16,7 @@ import yaml
 
 from .. import __version__
 from ..errors import InputError
+from ..kueue import layout
 from .kube_client import FetchError, Kube
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -38,11 +38,6 @@ METRICS_SERVICE = "kueue-controller-manager-metrics-service"
 # Labels Kueue puts on the pods it manages (pod integration, and pods of admitted workloads).
 # Label selectors cannot OR, so each is one list; annotations cannot be selected server-side.
 KUEUE_POD_LABELS = ("kueue.x-k8s.io/podset", "kueue.x-k8s.io/managed", "kueue.x-k8s.io/queue-name")
-
-# Every file collect writes: with --force only these are replaced, nothing else in the folder.
-OUTPUT_FILES = ("kueue.yaml", "namespaces.yaml", "limitranges.yaml", "nodes.yaml", "pods.yaml", "jobs.yaml",
-                "events.yaml", "deployment.yaml", "metrics.txt", "manifest.json")
-LOG_PREFIX = "kueue-controller-manager"
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -73,27 +68,28 @@ class Collector:
             it.setdefault("apiVersion", api_version)
             it.setdefault("kind", kind)
         self.files.setdefault(file, []).extend(items)
-        self.collected.append({"kind": kind, "apiVersion": api_version, "count": len(items), "file": file, **extra})
+        self.collected.append({layout.E_KIND: kind, layout.E_API_VERSION: api_version, layout.E_COUNT: len(items),
+                               layout.E_FILE: file, **extra})
 
     def _fail(self, what: str, e: FetchError, api_version: str = "", optional: bool = False) -> None:
-        entry = {"kind": what, "reason": e.reason, "message": e.message}
+        entry: dict[str, Any] = {layout.E_KIND: what, layout.E_REASON: e.reason, layout.E_MESSAGE: e.message}
         if api_version:
-            entry["apiVersion"] = api_version
+            entry[layout.E_API_VERSION] = api_version
         if e.status:
-            entry["status"] = e.status
+            entry[layout.E_STATUS] = e.status
         if optional:
-            entry["optional"] = True
+            entry[layout.E_OPTIONAL] = True
         self.failed.append(entry)
 
     # -- the gathering -------------------------------------------------------------------------
 
     def run(self) -> dict:
         self._namespaces()
-        self._cluster_list("Node", "v1", "/api/v1/nodes", "nodes.yaml")
+        self._cluster_list("Node", "v1", "/api/v1/nodes", layout.NODES)
         self._pods()
-        self._namespaced_list("Event", "v1", "/api/v1", "events", "events.yaml")
-        self._namespaced_list("LimitRange", "v1", "/api/v1", "limitranges", "limitranges.yaml")
-        self._namespaced_list("Job", "batch/v1", "/apis/batch/v1", "jobs", "jobs.yaml")
+        self._namespaced_list("Event", "v1", "/api/v1", "events", layout.EVENTS)
+        self._namespaced_list("LimitRange", "v1", "/api/v1", "limitranges", layout.LIMIT_RANGES)
+        self._namespaced_list("Job", "batch/v1", "/apis/batch/v1", "jobs", layout.JOBS)
         self._kueue()
         dep = self._controller()
         if dep is not None:
@@ -102,19 +98,20 @@ class Collector:
             self._metrics(dep)
         self._write()
         manifest = {
-            "collectedAt": self.kube.server_now().astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "collector": f"kueue-doctor {__version__}",
-            "server": self.kube.host,
-            "kueueApiVersion": self.kueue_api,
-            "kueueVersion": self.kueue_version,
-            "clockSkewSeconds": self.kube.clock_skew(),
-            "options": {"sinceSeconds": self.opts.since_seconds, "kueuePodsOnly": self.opts.kueue_pods_only,
-                        "namespaceLabelFilter": self.opts.namespace_selector or None},
-            "collected": self.collected,
-            "failed": self.failed,
-            "requests": self.kube.requests,
+            layout.COLLECTED_AT: layout.format_time(self.kube.server_now()),
+            layout.COLLECTOR: f"kueue-doctor {__version__}",
+            layout.SERVER: self.kube.host,
+            layout.KUEUE_API_VERSION: self.kueue_api,
+            layout.KUEUE_VERSION: self.kueue_version,
+            layout.CLOCK_SKEW_SECONDS: self.kube.clock_skew(),
+            layout.OPTIONS: {layout.OPT_SINCE_SECONDS: self.opts.since_seconds,
+                             layout.OPT_KUEUE_PODS_ONLY: self.opts.kueue_pods_only,
+                             layout.OPT_NAMESPACE_LABEL_FILTER: self.opts.namespace_selector or None},
+            layout.COLLECTED: self.collected,
+            layout.FAILED: self.failed,
+            layout.REQUESTS: self.kube.requests,
         }
-        (self.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        (self.out / layout.MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         return manifest
 
     def check_reachable(self) -> None:
@@ -139,7 +136,7 @@ class Collector:
 
     def _namespaces(self) -> None:
         sel = self.opts.namespace_selector
-        items = self._cluster_list("Namespace", "v1", "/api/v1/namespaces", "namespaces.yaml",
+        items = self._cluster_list("Namespace", "v1", "/api/v1/namespaces", layout.NAMESPACES,
                                    [("labelSelector", sel)] if sel else None)
         # Without the namespace list there is nothing to narrow by: the cluster-wide lists are
         # a superset, so they stay (the failure is in the manifest).
@@ -165,7 +162,7 @@ class Collector:
 
     def _pods(self) -> None:
         if not self.opts.kueue_pods_only:
-            self._namespaced_list("Pod", "v1", "/api/v1", "pods", "pods.yaml")
+            self._namespaced_list("Pod", "v1", "/api/v1", "pods", layout.PODS)
             return
         by_uid: dict[str, dict] = {}
         for label in KUEUE_POD_LABELS:
@@ -177,7 +174,7 @@ class Collector:
                 return
             for p in got:  # a pod can carry several of the labels
                 by_uid[(p.get("metadata") or {}).get("uid") or str(id(p))] = p
-        self._ok("Pod", "v1", list(by_uid.values()), "pods.yaml", labelSelectors=list(KUEUE_POD_LABELS))
+        self._ok("Pod", "v1", list(by_uid.values()), layout.PODS, **{layout.E_LABEL_SELECTORS: list(KUEUE_POD_LABELS)})
 
     def _kueue(self) -> None:
         try:
@@ -206,11 +203,11 @@ class Collector:
                 # Cohorts were v1alpha1 before they moved to the served version.
                 if plural == "cohorts" and "v1alpha1" in served:
                     self._cluster_list(kind, f"{KUEUE_GROUP}/v1alpha1", f"/apis/{KUEUE_GROUP}/v1alpha1/cohorts",
-                                       "kueue.yaml")
+                                       layout.KUEUE_OBJECTS)
                 else:
                     self._fail(kind, FetchError("not-found", f"{plural} is not served by {gv}"), gv)
                 continue
-            self._cluster_list(kind, gv, f"/apis/{gv}/{plural}", "kueue.yaml")
+            self._cluster_list(kind, gv, f"/apis/{gv}/{plural}", layout.KUEUE_OBJECTS)
 
     def _controller(self) -> Optional[dict]:
         path = f"/apis/apps/v1/namespaces/{CONTROLLER_NAMESPACE}/deployments/{CONTROLLER_NAME}"
@@ -233,7 +230,7 @@ class Collector:
                                                     f"no Deployment labelled {CONTROLLER_LABEL}"), "apps/v1")
                 return None
             dep = items[0]
-        self._ok("Deployment", "apps/v1", [dep], "deployment.yaml")
+        self._ok("Deployment", "apps/v1", [dep], layout.DEPLOYMENT)
         self.kueue_version = _kueue_version(dep)
         return dep
 
@@ -247,7 +244,7 @@ class Collector:
         except FetchError as e:
             self._fail("ConfigMap", e, "v1")
             return
-        self._ok("ConfigMap", "v1", [cm], "deployment.yaml")
+        self._ok("ConfigMap", "v1", [cm], layout.DEPLOYMENT)
 
     def _controller_pods(self, dep: dict) -> list[dict]:
         ns = dep["metadata"].get("namespace", CONTROLLER_NAMESPACE)
@@ -269,7 +266,7 @@ class Collector:
             containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers") or []]
             container = "manager" if "manager" in containers else (containers[0] if containers else "")
             # One replica is the usual install; HA installs get one file per replica (only the leader schedules).
-            fname = f"{LOG_PREFIX}.log" if len(pods) == 1 else f"{LOG_PREFIX}-{name}.log"
+            fname = layout.CONTROLLER_LOG if len(pods) == 1 else layout.replica_log(name)
             query = [("sinceSeconds", self.opts.since_seconds)] + ([("container", container)] if container else [])
             path = self.out / fname
             with open(path, "wb") as fh:
@@ -279,15 +276,15 @@ class Collector:
                     n = fh.tell()
                     e.message += "; the part received is kept" if n else ""
                     self._fail("controller log", e, "v1")
-                    self.failed[-1]["pod"] = f"{ns}/{name}"
+                    self.failed[-1][layout.E_POD] = f"{ns}/{name}"
                     if n:
                         continue
                     fh.close()
                     path.unlink()
                     continue
-            self.collected.append({"kind": "controller log", "apiVersion": "v1", "pod": f"{ns}/{name}",
-                                   "container": container, "bytes": n, "file": fname,
-                                   "sinceSeconds": self.opts.since_seconds})
+            self.collected.append({layout.E_KIND: "controller log", layout.E_API_VERSION: "v1",
+                                   layout.E_POD: f"{ns}/{name}", layout.E_CONTAINER: container, layout.E_BYTES: n,
+                                   layout.E_FILE: fname, layout.E_SINCE_SECONDS: self.opts.since_seconds})
 
     def _metrics(self, dep: dict) -> None:
         """Kueue's /metrics through the API server's service proxy. Often refused (the metrics
@@ -299,13 +296,14 @@ class Collector:
             port = next((p for p in ports if p.get("name") == "https"), ports[0] if ports else {"port": 8443})
             scheme = "https" if port.get("name") == "https" or port.get("port") == 8443 else "http"
             target = f"{scheme}:{METRICS_SERVICE}:{port.get('port')}"
-            with open(self.out / "metrics.txt", "wb") as fh:
+            with open(self.out / layout.METRICS, "wb") as fh:
                 n = self.kube.stream_to(f"/api/v1/namespaces/{ns}/services/{target}/proxy/metrics", [], fh)
         except FetchError as e:
-            (self.out / "metrics.txt").unlink(missing_ok=True)
+            (self.out / layout.METRICS).unlink(missing_ok=True)
             self._fail("metrics", e, optional=True)
             return
-        self.collected.append({"kind": "metrics", "service": f"{ns}/{target}", "bytes": n, "file": "metrics.txt"})
+        self.collected.append({layout.E_KIND: "metrics", layout.E_SERVICE: f"{ns}/{target}", layout.E_BYTES: n,
+                               layout.E_FILE: layout.METRICS})
 
     def _write(self) -> None:
         for file, items in self.files.items():
@@ -335,7 +333,7 @@ def prepare_out(out: Path, force: bool) -> None:
         if not force:
             raise InputError("folder is not empty (use --force to replace a previous collect)", file=str(out))
         for p in out.iterdir():
-            if p.is_file() and (p.name in OUTPUT_FILES or (p.name.startswith(LOG_PREFIX) and p.name.endswith(".log"))):
+            if p.is_file() and (p.name in layout.COLLECTED_FILES or layout.is_controller_log(p.name)):
                 p.unlink()
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import InputError
+from ..kueue import layout
 from .snapshot import Snapshot, load_folder
 
 DEFAULT_SINCE_SECONDS = 6 * 3600
@@ -45,5 +46,5 @@ def snapshot_from_cluster(kubeconfig: str, context: Optional[str], since_seconds
         shutil.rmtree(folder, True)
         raise
     snap = load_folder(folder)
-    snap.origin = f"live:{snap.manifest.get('server', '')}"
+    snap.origin = f"live:{snap.manifest.get(layout.SERVER, '')}"
     return snap

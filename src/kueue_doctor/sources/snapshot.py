@@ -12,10 +12,7 @@ from typing import Optional
 from ..api.load import load_paths
 from ..api.state import ClusterState
 from ..errors import InputError
-
-MANIFEST = "manifest.json"
-LOG_SUFFIXES = (".log", ".log.gz", ".jsonl")
-METRICS_FILES = ("metrics.txt", "metrics.prom")
+from ..kueue import layout
 
 
 @dataclass
@@ -31,9 +28,9 @@ class Snapshot:
 
 def _looks_like_log(path: Path) -> bool:
     name = path.name.lower()
-    if name in METRICS_FILES or name.endswith((".yaml", ".yml", ".json")):
+    if name in layout.METRICS_FILES or name.endswith((".yaml", ".yml", ".json")):
         return False
-    return name.endswith(LOG_SUFFIXES) or "controller-manager" in name or name.endswith("-logs.txt")
+    return name.endswith(layout.LOG_SUFFIXES) or "controller-manager" in name or name.endswith("-logs.txt")
 
 
 def load_folder(folder: str) -> Snapshot:
@@ -50,17 +47,17 @@ def load_folder(folder: str) -> Snapshot:
             p = Path(dirpath) / f
             if _looks_like_log(p):
                 snap.log_files.append(str(p))
-            elif f in METRICS_FILES:
+            elif f in layout.METRICS_FILES:
                 snap.metrics_file = str(p)
-    mpath = root / MANIFEST
+    mpath = root / layout.MANIFEST
     if mpath.exists():
         try:
             snap.manifest = json.loads(mpath.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             raise InputError(f"unreadable manifest: {e}", file=str(mpath)) from None
-        t = snap.manifest.get("collectedAt")
+        t = snap.manifest.get(layout.COLLECTED_AT)
         if isinstance(t, str):
-            snap.taken_at = datetime.fromisoformat(t.replace("Z", "+00:00"))
+            snap.taken_at = layout.parse_time(t)
     return snap
 
 
