@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional, Union
 
+from ..kueue import constants as kc
 from . import objects as o
 from .quantity import Quantity
 
@@ -79,6 +80,6 @@ def workload(namespace: str, name: str, queue: str, requests: dict[str, Q], coun
     if admitted_to:
         usage = {r: Quantity(q(v).value * count, q(v).format) for r, v in requests.items()}
         wl.status.admission = o.Admission(admitted_to, [o.PodSetAssignment("main", dict(flavors or {}), usage, count)])
-        wl.status.conditions = [o.Condition("QuotaReserved", "True", "QuotaReserved", "", admitted_at),
-                                o.Condition("Admitted", "True", "Admitted", "", admitted_at)]
+        wl.status.conditions = [o.Condition(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON, "", admitted_at),
+                                o.Condition(kc.ADMITTED, "True", kc.ADMITTED_REASON, "", admitted_at)]
     return wl

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
 from . import objects as o
 from .fields import to_time
 from .quantity import Quantity, QuantityError
@@ -196,8 +197,8 @@ def _workload(raw: dict, version: str) -> o.Workload:
     else:
         ref = _dict(spec.get("priorityClassRef"))
         pc_name, kind = _str(ref.get("name")), _str(ref.get("kind"))
-        pc_source = ("kueue.x-k8s.io/workloadpriorityclass" if kind == "WorkloadPriorityClass"
-                     else "scheduling.k8s.io/priorityclass" if kind else "")
+        pc_source = (WORKLOAD_PRIORITY_CLASS_SOURCE if kind == "WorkloadPriorityClass"
+                     else POD_PRIORITY_CLASS_SOURCE if kind else "")
     st = _dict(raw.get("status"))
     if st.get("requeueState") is not None or st.get("reclaimablePods"):
         raise _GiveUp

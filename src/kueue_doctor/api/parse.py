@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 import yaml
 
 from ..errors import InputError
+from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
 from . import objects as o
 from . import schema
 from .fastparse import fast_pod, fast_workload
@@ -262,8 +263,8 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         ref = spec.obj("priorityClassRef")
         pc_name = ref.str("name")
         kind = ref.str("kind")
-        pc_source = ("kueue.x-k8s.io/workloadpriorityclass" if kind == "WorkloadPriorityClass"
-                     else "scheduling.k8s.io/priorityclass" if kind else "")
+        pc_source = (WORKLOAD_PRIORITY_CLASS_SOURCE if kind == "WorkloadPriorityClass"
+                     else POD_PRIORITY_CLASS_SOURCE if kind else "")
     st = f.obj("status")
     admission = None
     if st.has("admission"):

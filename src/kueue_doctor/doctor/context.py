@@ -14,11 +14,8 @@ from ..engine.model import AdmissionModel
 from ..engine.workload import WorkloadInfo
 from ..sim.versions import KueueBehaviour, behaviour, parse_version
 from ..sources.snapshot import Snapshot, latest_timestamp, utc
-
-ADMISSION_GATE = "kueue.x-k8s.io/admission"
-WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
-POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
-JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+from ..kueue.constants import (ADMISSION_GATE, JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS,  # noqa: F401
+                               POD_GROUP_NAME_LABEL as POD_GROUP_LABEL, WORKLOAD_ANNOTATION)
 
 
 @dataclass

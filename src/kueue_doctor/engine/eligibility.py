@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..api import objects as o
+from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION
 from .config import EngineConfig
 from .workload import WorkloadInfo
-
-ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
 
 
 def tolerates(t: o.Toleration, taint: o.Taint) -> bool:

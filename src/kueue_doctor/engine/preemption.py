@@ -12,16 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Optional
 
+from ..kueue.constants import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+                               IN_COHORT_RECLAMATION)
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
 from .workload import WorkloadInfo
-
-IN_CLUSTER_QUEUE = "InClusterQueue"
-IN_COHORT_RECLAMATION = "InCohortReclamation"
-IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
-IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
 
 HUMAN_REASONS = {
     IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Optional
 
 from ..api import objects as o
+from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
@@ -26,8 +27,6 @@ from .workload import WorkloadInfo
 
 # entry status
 NOMINATED, SKIPPED, ASSUMED, NOT_NOMINATED = "nominated", "skipped", "assumed", ""
-
-SLICE_ANNOTATION = "kueue.x-k8s.io/workload-slice-replacement-for"
 
 
 @dataclass

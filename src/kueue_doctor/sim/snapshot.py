@@ -17,7 +17,7 @@ import yaml
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
-from ..kueue import layout
+from ..kueue import constants as kc, layout
 from .nodes import GONE, PENDING, TERMINATING
 from .scenario import JOB, POD_GROUP, Scenario
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
@@ -30,7 +30,6 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     def ignore_aliases(self, data) -> bool:
         return True
 
-GATE = "kueue.x-k8s.io/admission"
 _V1BETA1_FUNGIBILITY = {"MayStopSearch": "Borrow", "TryNextFlavor": "TryNextFlavor", "Preempt": "Preempt"}
 
 
@@ -151,7 +150,7 @@ class Snapshot:
                 status["fairSharing"] = {"weightedShare": drs.rounded()}
         return {"apiVersion": self.kueue_api, "kind": "ClusterQueue",
                 "metadata": self.meta("ClusterQueue", name, created=-86400,
-                                      finalizers=["kueue.x-k8s.io/resource-in-use"]),
+                                      finalizers=[kc.RESOURCE_IN_USE_FINALIZER]),
                 "spec": spec, "status": status}
 
     def cohort(self, c) -> dict:
@@ -184,7 +183,7 @@ class Snapshot:
             spec["nodeLabels"] = dict(rf.node_labels)
         return {"apiVersion": self.kueue_api, "kind": "ResourceFlavor",
                 "metadata": self.meta("ResourceFlavor", rf.meta.name, created=-86400,
-                                      finalizers=["kueue.x-k8s.io/resource-in-use"]),
+                                      finalizers=[kc.RESOURCE_IN_USE_FINALIZER]),
                 "spec": spec}
 
     # -- Workloads ----------------------------------------------------------------------------
@@ -207,20 +206,20 @@ class Snapshot:
         if sw.state in (RESERVED, RUNNING_W, EVICTED, FINISHED) and admitted:
             t, _, f = admitted[-1]
             msg = f"Quota reserved in ClusterQueue {f['clusterQueue']}"
-            conds.append(self._cond("QuotaReserved", "True", "QuotaReserved", msg, t))
-            conds.append(self._cond("Admitted", "True", "Admitted", "The workload is admitted", t))
+            conds.append(self._cond(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON, msg, t))
+            conds.append(self._cond(kc.ADMITTED, "True", kc.ADMITTED_REASON, "The workload is admitted", t))
             if sw.state == EVICTED and preempted:
                 pt, _, pf = preempted[-1]
                 msg = self.eviction_message(pf)
-                conds.append(self._cond("Evicted", "True", "Preempted", msg, pt))
-                conds.append(self._cond("Preempted", "True", pf["reason"], msg, pt))
+                conds.append(self._cond(kc.EVICTED, "True", kc.EVICTED_BY_PREEMPTION, msg, pt))
+                conds.append(self._cond(kc.PREEMPTED, "True", pf["reason"], msg, pt))
             if sw.state == FINISHED:
                 end = next((h[0] for h in reversed(hist) if h[1] == "finished"), t)
-                conds.append(self._cond("Finished", "True", "Succeeded",
+                conds.append(self._cond(kc.FINISHED, "True", kc.FINISHED_SUCCEEDED,
                                         "Reached expected number of succeeded pods", end))
             if released and preempted and sw.state != EVICTED:
                 rt, _, _ = released[-1]
-                conds.append(self._cond("Requeued", "True", "Preempted", "Preempted", rt))
+                conds.append(self._cond(kc.REQUEUED, "True", kc.EVICTED_BY_PREEMPTION, "Preempted", rt))
             return conds
         since = released[-1][0] if released else sw.spec.at
         evals = [h for h in hist if h[1] == "evaluated" and h[0] >= since]
@@ -228,28 +227,29 @@ class Snapshot:
             pt, _, pf = preempted[-1]
             rt = released[-1][0]
             msg = self.eviction_message(pf)
-            conds.append(self._cond("Admitted", "False", "NoReservation", "The workload has no reservation", rt))
-            conds.append(self._cond("Evicted", "True", "Preempted", msg, pt))
-            conds.append(self._cond("Preempted", "True", pf["reason"], msg, pt))
-            conds.append(self._cond("Requeued", "True", "Preempted", msg, rt))
+            conds.append(self._cond(kc.ADMITTED, "False", kc.NO_RESERVATION, "The workload has no reservation", rt))
+            conds.append(self._cond(kc.EVICTED, "True", kc.EVICTED_BY_PREEMPTION, msg, pt))
+            conds.append(self._cond(kc.PREEMPTED, "True", pf["reason"], msg, pt))
+            conds.append(self._cond(kc.REQUEUED, "True", kc.EVICTED_BY_PREEMPTION, msg, rt))
         if evals:
             _, _, last = evals[-1]
-            reason = (last.get("condition_reason") or "Pending") if self.granular else "Pending"
-            conds.insert(0, self._cond("QuotaReserved", "False", reason, last["reason"], evals[0][0]))
+            reason = (last.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
+            conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, last["reason"], evals[0][0]))
         elif released:
-            reason = "PendingEvaluation" if self.granular else "Pending"
-            conds.insert(0, self._cond("QuotaReserved", "False", reason, "The workload was evicted", released[-1][0]))
+            reason = kc.PENDING_EVALUATION if self.granular else kc.PENDING
+            conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, "The workload was evicted",
+                                       released[-1][0]))
         return conds
 
     def workload(self, sw) -> dict:
         ns = sw.spec.namespace
         name = workload_name(sw)
         is_job = sw.spec.kind == JOB
-        meta = self.meta("Workload", name, ns, created=sw.spec.at, finalizers=["kueue.x-k8s.io/resource-in-use"])
+        meta = self.meta("Workload", name, ns, created=sw.spec.at, finalizers=[kc.RESOURCE_IN_USE_FINALIZER])
         meta["uid"] = uid("Workload", sw.key)
         meta["labels"] = {"kueue-doctor.io/class": sw.spec.klass}
         if is_job:
-            meta["labels"]["kueue.x-k8s.io/job-uid"] = uid("Job", sw.key)
+            meta["labels"][kc.JOB_UID_LABEL] = uid("Job", sw.key)
             meta["ownerReferences"] = [{"apiVersion": "batch/v1", "blockOwnerDeletion": True, "controller": True,
                                         "kind": "Job", "name": sw.spec.name, "uid": uid("Job", sw.key)}]
         else:
@@ -347,17 +347,18 @@ class Snapshot:
         wl = workload_name(sw)
         if sw.spec.kind == JOB:
             ju = uid("Job", sw.key)
-            meta["labels"] = {"batch.kubernetes.io/controller-uid": ju, "batch.kubernetes.io/job-name": sw.spec.name,
-                              "controller-uid": ju, "job-name": sw.spec.name, "kueue.x-k8s.io/podset": "main"}
-            meta["annotations"] = {"kueue.x-k8s.io/workload": wl}
+            meta["labels"] = {kc.JOB_CONTROLLER_UID_LABEL: ju, kc.JOB_NAME_LABEL: sw.spec.name,
+                              kc.LEGACY_JOB_CONTROLLER_UID_LABEL: ju, kc.LEGACY_JOB_NAME_LABEL: sw.spec.name,
+                              kc.PODSET_LABEL: "main"}
+            meta["annotations"] = {kc.WORKLOAD_ANNOTATION: wl}
             meta["ownerReferences"] = [{"apiVersion": "batch/v1", "blockOwnerDeletion": True, "controller": True,
                                         "kind": "Job", "name": sw.spec.name, "uid": ju}]
         else:
-            meta["labels"] = {"kueue.x-k8s.io/managed": "true", "kueue.x-k8s.io/pod-group-name": sw.spec.name,
-                              "kueue.x-k8s.io/queue-name": sw.spec.queue, "kueue.x-k8s.io/podset": "main"}
-            meta["annotations"] = {"kueue.x-k8s.io/pod-group-total-count": str(sw.spec.pods),
-                                   "kueue.x-k8s.io/workload": wl}
-            meta["finalizers"] = ["kueue.x-k8s.io/managed"]
+            meta["labels"] = {kc.MANAGED_LABEL: "true", kc.POD_GROUP_NAME_LABEL: sw.spec.name,
+                              kc.QUEUE_NAME_LABEL: sw.spec.queue, kc.PODSET_LABEL: "main"}
+            meta["annotations"] = {kc.POD_GROUP_TOTAL_COUNT_ANNOTATION: str(sw.spec.pods),
+                                   kc.WORKLOAD_ANNOTATION: wl}
+            meta["finalizers"] = [kc.MANAGED_FINALIZER]
         req = self._requests(sw)
         spec = {"containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
                                 "resources": {"requests": dict(req),
@@ -371,21 +372,21 @@ class Snapshot:
         if p is None or p.phase == PENDING and p.node is None:
             if sw.spec.kind == POD_GROUP and sw.state in (QUEUED, WAITING, RESERVED) and sw.released_at is None \
                     or sw.state in (QUEUED, WAITING):
-                spec["schedulingGates"] = [{"name": GATE}]
+                spec["schedulingGates"] = [{"name": kc.ADMISSION_GATE}]
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.spec.at),
                               "message": "Scheduling is blocked due to non-empty scheduling gates",
-                              "reason": "SchedulingGated", "status": "False", "type": "PodScheduled"})
+                              "reason": kc.SCHEDULING_GATED, "status": "False", "type": kc.POD_SCHEDULED})
             else:
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.released_at or sw.spec.at),
                               "message": "0/{} nodes are available: insufficient resources.".format(
                                   len(self.sim.pool.nodes)),
-                              "reason": "Unschedulable", "status": "False", "type": "PodScheduled"})
+                              "reason": kc.UNSCHEDULABLE, "status": "False", "type": kc.POD_SCHEDULED})
         else:
             spec["nodeName"] = p.node.name if p.node is not None else None
             start = sw.running_since if sw.running_since is not None else sw.released_at
             status.update(phase="Running", startTime=self.time(start))
             conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(start), "status": "True",
-                          "type": "PodScheduled"})
+                          "type": kc.POD_SCHEDULED})
             conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(start), "status": "True",
                           "type": "Ready"})
             if p.phase == TERMINATING and p.deleted_at is not None:
@@ -393,7 +394,7 @@ class Snapshot:
                 meta["deletionGracePeriodSeconds"] = int(p.grace)
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(p.deleted_at),
                               "message": "Preempted to accommodate a higher priority Workload",
-                              "reason": "WorkloadEvicted", "status": "True", "type": "TerminationTarget"})
+                              "reason": kc.WORKLOAD_EVICTED, "status": "True", "type": kc.TERMINATION_TARGET})
                 if not sw.pods or p.node is not None and not p.node.ready:
                     conds[1]["status"] = "False"
         status["conditions"] = conds
@@ -443,35 +444,36 @@ class Snapshot:
             if event == "created":
                 queued_at[key] = t
                 if sw.spec.kind == JOB:
-                    owner_event(t, sw, "CreatedWorkload", f"Created Workload: {sw.spec.namespace}/{workload_name(sw)}")
+                    owner_event(t, sw, kc.EVENT_CREATED_WORKLOAD,
+                                f"Created Workload: {sw.spec.namespace}/{workload_name(sw)}")
             elif event == "admitted":
                 wait = int(t - queued_at.get(key, t))
-                wl_event(t, key, "QuotaReserved",
+                wl_event(t, key, kc.EVENT_QUOTA_RESERVED,
                          f"Quota reserved in ClusterQueue {f['clusterQueue']}, wait time since queued was {wait}s")
-                wl_event(t, key, "Admitted",
+                wl_event(t, key, kc.EVENT_ADMITTED,
                          f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was 0s")
             elif event == "released":
-                owner_event(t, sw, "Started", f"Admitted by clusterQueue {sw.cluster_queue}")
+                owner_event(t, sw, kc.EVENT_STARTED, f"Admitted by clusterQueue {sw.cluster_queue}")
             elif event == "preempted":
                 msg = self.eviction_message(f)
-                wl_event(t, key, "EvictedDueToPreempted", msg)
-                wl_event(t, key, "Preempted", msg)
+                wl_event(t, key, kc.evicted_event(kc.EVICTED_BY_PREEMPTION), msg)
+                wl_event(t, key, kc.EVENT_PREEMPTED, msg)
                 pre = f.get("preemptor", "")
                 if pre in sim.workloads:
-                    wl_event(t, pre, "PreemptedWorkload",
+                    wl_event(t, pre, kc.EVENT_PREEMPTED_WORKLOAD,
                              f"Preempted workload {sw.spec.namespace}/{workload_name(sw)} (UID: {uid('Workload', key)}) "
                              f"in ClusterQueue {f['clusterQueue']}")
-                owner_event(t, sw, "Stopped", msg)
+                owner_event(t, sw, kc.EVENT_STOPPED, msg)
             elif event == "quota_released":
                 queued_at[key] = t
             elif event == "finished":
-                owner_event(t, sw, "FinishedWorkload",
+                owner_event(t, sw, kc.EVENT_FINISHED_WORKLOAD,
                             f"Workload '{sw.spec.namespace}/{workload_name(sw)}' is declared finished")
         for c in with_retries(sim, self.at):
             if c.t > self.at:
                 break
             for f in c.evaluated:
-                reason = (f.get("condition_reason") or "Pending") if self.granular else "Pending"
+                reason = (f.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
                 wl_event(c.t, f["workload"], reason, f["reason"], "Warning")
         out = []
         for key in sorted(agg, key=lambda k: (agg[k]["t0"], k)):

@@ -16,10 +16,10 @@ import yaml
 
 from .. import __version__
 from ..errors import InputError
-from ..kueue import layout
+from ..kueue import constants as kc, layout
 from .kube_client import FetchError, Kube
 
-KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_GROUP = kc.GROUP
 KUEUE_VERSIONS_PREFERRED = ("v1beta2", "v1beta1")
 # plural -> kind, in the order kueue.yaml lists them
 KUEUE_KINDS = {
@@ -37,7 +37,7 @@ CONFIGMAP_NAME = "kueue-manager-config"
 METRICS_SERVICE = "kueue-controller-manager-metrics-service"
 # Labels Kueue puts on the pods it manages (pod integration, and pods of admitted workloads).
 # Label selectors cannot OR, so each is one list; annotations cannot be selected server-side.
-KUEUE_POD_LABELS = ("kueue.x-k8s.io/podset", "kueue.x-k8s.io/managed", "kueue.x-k8s.io/queue-name")
+KUEUE_POD_LABELS = (kc.PODSET_LABEL, kc.MANAGED_LABEL, kc.QUEUE_NAME_LABEL)
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -181,7 +181,7 @@ class Collector:
             group = self.kube.get_json(f"/apis/{KUEUE_GROUP}")
         except FetchError as e:
             if e.reason == "not-found":
-                e.message = "the kueue.x-k8s.io API group is not served: is Kueue installed?"
+                e.message = f"the {KUEUE_GROUP} API group is not served: is Kueue installed?"
             self._fail("Kueue API group", e, KUEUE_GROUP)
             return
         served = [v.get("version") for v in group.get("versions") or [] if isinstance(v, dict)]
