@@ -1,7 +1,6 @@
 """Steps 2 to 6 of the recipe, each with the cause candidates its evidence supports."""
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from datetime import timedelta
 from typing import Optional
@@ -15,14 +14,7 @@ from .context import Context
 from .findings import FAIL, PASS, Cause, Step, Violation
 from .releases import affected, bug
 from .violations import pending_in_order, queue_snapshots
-
-PREEMPTOR_PATH = re.compile(r"preemptor path: (\S+?);")
-
-
-def preemptor_queue(eviction_message: str) -> str:
-    """The preempting ClusterQueue named at the end of an eviction message's preemptor path."""
-    m = PREEMPTOR_PATH.search(eviction_message or "")
-    return m.group(1).rstrip("/").split("/")[-1] if m else ""
+from ..kueue.eviction import preemptor_queue
 
 
 def minutes(d: timedelta) -> str:

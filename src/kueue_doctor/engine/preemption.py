@@ -20,13 +20,6 @@ from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
 from .workload import WorkloadInfo
 
-HUMAN_REASONS = {
-    IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
-    IN_COHORT_RECLAMATION: "reclamation within the cohort",
-    IN_COHORT_FAIR_SHARING: "Fair Sharing within the cohort",
-    IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
-}
-
 # classical candidate variants
 WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(4)
 VARIANT_REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMATION,

@@ -18,6 +18,7 @@ from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
 from ..kueue import constants as kc, layout
+from ..kueue.eviction import preempted_workload_message
 from .nodes import GONE, PENDING, TERMINATING
 from .scenario import JOB, POD_GROUP, Scenario
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
@@ -461,8 +462,8 @@ class Snapshot:
                 pre = f.get("preemptor", "")
                 if pre in sim.workloads:
                     wl_event(t, pre, kc.EVENT_PREEMPTED_WORKLOAD,
-                             f"Preempted workload {sw.spec.namespace}/{workload_name(sw)} (UID: {uid('Workload', key)}) "
-                             f"in ClusterQueue {f['clusterQueue']}")
+                             preempted_workload_message(sw.spec.namespace, workload_name(sw), uid("Workload", key),
+                                                        f["clusterQueue"]))
                 owner_event(t, sw, kc.EVENT_STOPPED, msg)
             elif event == "quota_released":
                 queued_at[key] = t

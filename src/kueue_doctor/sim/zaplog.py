@@ -19,8 +19,8 @@ from typing import Optional
 from ..api.quantity import Quantity, format_amount
 from ..engine.config import DRS_EXACT
 from ..engine.drs import dominant_resource_share
-from ..engine.preemption import HUMAN_REASONS
 from ..engine.snapshot import build_snapshot
+from ..kueue.eviction import cohort_path, preemption_message
 from .scenario import JOB
 
 RETRY_EVERY = 14.0      # median spacing of kept retries in the gathered examples
@@ -77,15 +77,14 @@ def cq_path(sim, cq_name: str) -> str:
     """A ClusterQueue's path from its root cohort, as preemption messages print it."""
     cq = sim.model.snapshot.cluster_queues.get(cq_name)
     if cq is None:
-        return "/" + cq_name
-    return "/" + "/".join(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
+        return cohort_path([cq_name])
+    return cohort_path(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
 
 
 def eviction_message(sim, preemptor: str, reason: str, target_cq: str) -> str:
     pre = sim.workloads.get(preemptor)
-    return (f"Preempted to accommodate a workload (UID: {uid('Workload', preemptor)}, JobUID: "
-            f"{uid('Job', preemptor)}) due to {HUMAN_REASONS.get(reason, reason)}; preemptor path: "
-            f"{cq_path(sim, pre.cluster_queue) if pre is not None else ''}; preemptee path: {cq_path(sim, target_cq)}")
+    return preemption_message(uid("Workload", preemptor), uid("Job", preemptor), reason,
+                              cq_path(sim, pre.cluster_queue) if pre is not None else "", cq_path(sim, target_cq))
 
 
 # -- the cycles the simulator ran ----------------------------------------------------------------
