@@ -6,7 +6,7 @@ from typing import Optional
 
 import click
 
-from ..api.duration import duration
+from ..duration import duration
 from ..kueue import layout as lay
 
 

@@ -7,8 +7,8 @@ from typing import Optional
 
 import click
 
+from ..duration import duration
 from ..errors import InputError
-from ..api.duration import duration
 
 
 def parse_min_wait(text: str) -> timedelta:

@@ -8,8 +8,8 @@ from typing import Optional
 
 import click
 
+from ..duration import duration
 from ..errors import InputError
-from ..api.duration import duration
 
 
 def parse_listen(text: str) -> tuple[str, int]:

@@ -5,7 +5,7 @@ import re
 import time
 from datetime import datetime, timezone
 
-from ..api.duration import parse_seconds
+from ..duration import parse_seconds
 from ..errors import InputError
 
 _SECOND_CACHE: dict[str, float] = {}

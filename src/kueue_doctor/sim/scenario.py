@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..api.duration import duration
 from ..api.fields import Fields, to_quantity
 from ..api.load import decode_documents, load_documents, read_text
 from ..api.state import ClusterState
+from ..duration import duration
 from ..errors import InputError
 
 JOB, POD_GROUP = "Job", "PodGroup"

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..api import build
-from ..api.duration import duration
 from ..api.fields import Fields
+from ..duration import duration
 from ..errors import InputError
 from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec
 

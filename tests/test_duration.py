@@ -1,9 +1,9 @@
-"""api/duration: the one duration parser, for scenarios and every command-line option."""
+"""duration: the one duration parser, for scenarios and every command-line option."""
 from __future__ import annotations
 
 import pytest
 
-from kueue_doctor.api.duration import duration, parse_seconds
+from kueue_doctor.duration import duration, parse_seconds
 from kueue_doctor.errors import InputError
 from kueue_doctor.logs.timeparse import parse_bound
 
