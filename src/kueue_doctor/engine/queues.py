@@ -14,16 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Optional
 
+from ..kueue.logvocab import (REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION,
+                              REQUEUE_GENERIC as GENERIC, REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH,
+                              REQUEUE_NO_FIT as NO_FIT, REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION,
+                              REQUEUE_PREEMPTION_FAILED as PREEMPTION_FAILED,
+                              REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES)
 from .workload import WorkloadInfo
 
-# requeue reasons
-GENERIC = "Generic"
-NO_FIT = "NoFit"
-NAMESPACE_MISMATCH = "NamespaceMismatch"
-FAILED_AFTER_NOMINATION = "FailedAfterNomination"
-PENDING_PREEMPTION = "PendingPreemption"
-PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
-PREEMPTION_FAILED = "PreemptionFailed"
 IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMigration", PREEMPTION_FAILED}
 
 

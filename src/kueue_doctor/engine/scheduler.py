@@ -13,6 +13,8 @@ from typing import Optional
 
 from ..api import objects as o
 from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
+from ..kueue.logvocab import (STATUS_ASSUMED as ASSUMED, STATUS_NOMINATED as NOMINATED,  # entry status
+                              STATUS_NOT_NOMINATED as NOT_NOMINATED, STATUS_SKIPPED as SKIPPED)
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
@@ -24,9 +26,6 @@ from .queues import (FAILED_AFTER_NOMINATION, GENERIC, NAMESPACE_MISMATCH, NO_FI
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
 from .workload import WorkloadInfo
-
-# entry status
-NOMINATED, SKIPPED, ASSUMED, NOT_NOMINATED = "nominated", "skipped", "assumed", ""
 
 
 @dataclass

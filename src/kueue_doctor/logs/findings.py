@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import median
 
-from .signatures import Evidence, Victim
+from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION
+from .signatures import SKIPPED, Evidence, Victim
 from .timeparse import format_ts
 
 STUCK_MIN_CYCLES = 10       # a target shared once is normal; every cycle for a while is not
@@ -122,7 +123,7 @@ def head_of_line(ev: Evidence) -> list[Finding]:
     for cq, q in sorted(ev.queues.items()):
         for wl, h in q.heads.items():
             span = (h.last - h.first) if h.first is not None and h.last is not None else 0
-            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN and h.requeue not in ("PendingPreemption", "skipped"):
+            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED):
                 out.append((cq, wl, h))
     if not out:
         return []

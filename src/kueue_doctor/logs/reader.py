@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError
+from ..kueue.logvocab import (ASSIGNMENT_BORROWING, CALLER, KEY_NOMINATED_ASSIGNMENT, KEY_PREEMPTED, LEVEL, LOGGER,
+                              MSG, TS)
 
 CHUNK = 4 << 20
 MAX_LINE = 4 << 20
@@ -114,9 +116,11 @@ def chunks(stream, stats: ReadStats, name: str, *, size: int = CHUNK,
 # --- decoding of candidate lines -------------------------------------------------------------
 
 _DECODER = json.JSONDecoder()
-_CUT = b',"nominatedAssignment":'
-_BORROWING = re.compile(rb'"Borrowing":(\d+)')
-_PREEMPTED_TAIL = b',"preempted":'
+_CUT = b',"' + KEY_NOMINATED_ASSIGNMENT.encode() + b'":'
+_BORROWING = re.compile(b'"' + ASSIGNMENT_BORROWING.encode() + rb'":(\d+)')
+_PREEMPTED_TAIL = b',"' + KEY_PREEMPTED.encode() + b'":'
+# Not Kueue's: where decode_json puts the borrowing level it cut out of the assignment.
+BORROWING = "borrowing"
 _CONSOLE = re.compile(rb"^(\S+)\t(\S+)\t(?:(\S+)\t)?(?:(\S+:\d+)\t)?([^\t{]*?)(?:\t(\{.*\}))?\r?$")
 
 
@@ -128,11 +132,11 @@ def decode_json(line: bytes) -> dict | None:
         # Only two facts in the blob matter here; parsing 1-2 KB per line would dominate.
         m = _BORROWING.search(line, cut)
         if m:
-            extra["borrowing"] = int(m.group(1))
+            extra[BORROWING] = int(m.group(1))
         tail = line.rfind(_PREEMPTED_TAIL)
         if tail > cut:
             try:
-                extra["preempted"] = json.loads(line[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
+                extra[KEY_PREEMPTED] = json.loads(line[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
             except ValueError:
                 pass
         line = line[:cut] + b"}"
@@ -160,11 +164,11 @@ def decode_console(line: bytes) -> dict | None:
             return None
         if not isinstance(obj, dict):
             return None
-    obj.update(ts=ts.decode(), level=level.decode(), msg=msg.decode(errors="replace").strip())
+    obj.update({TS: ts.decode(), LEVEL: level.decode(), MSG: msg.decode(errors="replace").strip()})
     if logger:
-        obj["logger"] = logger.decode()
+        obj[LOGGER] = logger.decode()
     if caller:
-        obj["caller"] = caller.decode()
+        obj[CALLER] = caller.decode()
     return obj
 
 

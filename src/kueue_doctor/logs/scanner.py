@@ -11,17 +11,25 @@ from __future__ import annotations
 import json
 import re
 
+from ..kueue.logvocab import (ASSIGNMENT_BORROWING, CALLER, CONFLICT, ERROR_LEVELS, KEY_ADDED, KEY_ASSIGNMENTS,
+                              KEY_CLUSTER_QUEUE, KEY_COUNT, KEY_FLAVORS, KEY_NAME, KEY_NAMESPACE,
+                              KEY_PARENT_COHORT, KEY_PREEMPTING_WORKLOAD, KEY_QUEUE, KEY_REASON,
+                              KEY_REQUEUE_REASON, KEY_RESOURCE_USAGE, KEY_ROOT_COHORT, KEY_SCHEDULING_CYCLE,
+                              KEY_STATUS, KEY_TARGET_WORKLOAD, KEY_WORKLOAD, LEVEL, LEVEL_ERROR, LOGGER, MSG,
+                              MSG_ACQUIRING_LEASE, MSG_ADMITTED, MSG_CYCLE_COMPLETE, MSG_ELECTION_LOST, MSG_EVALUATED,
+                              MSG_PREEMPTION_ISSUED, MSG_PREEMPTION_ONGOING, MSG_REQUEUED, MSG_STOPPED_LEADING,
+                              REPLICA_ROLE, REQUEUE_GENERIC, STATUS_ASSUMED, STATUS_NOMINATED, STATUS_SKIPPED, TS)
 from .reader import (_BORROWING, _CUT, _PREEMPTED_TAIL, CHUNK, MAX_LINE, ReadStats, chunks,
                      decode_console, decode_json, looks_console, open_sources)
 from .report import LogReport, build_report
-from .signatures import CYCLE_KEY, MESSAGES, NEEDLES, Evidence, _HANDLERS, cycle_duration
+from .signatures import CYCLE_KEY, MESSAGES, NEEDLES, SKIPPED, Evidence, _HANDLERS, cycle_duration, key, part
 from .timeparse import parse_ts
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
 _KLOG = re.compile(rb"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$")
-_LEADER = (b" lease", b"election lost", b"stopped leading")
-_ERRORS = ("error", "dpanic", "panic", "fatal")
-_CONFLICT = b"Operation cannot be fulfilled"
+_LEADER = (part(MSG_ACQUIRING_LEASE, " lease").encode(), part(MSG_ELECTION_LOST, "election lost").encode(),
+           MSG_STOPPED_LEADING.encode())
+_CONFLICT = CONFLICT.encode()
 # Below this size a range that holds a non-JSON line is read line by line; above it, halved.
 _SPLIT_BELOW = 64 << 10
 
@@ -159,45 +167,64 @@ def _scan_other(line: bytes, stats: ReadStats, tape: list) -> None:
 # One regex pass finds every '"msg":"' followed by a message of interest (MESSAGES: the exact
 # strings after the key). A group per frequent message tells the loop which extractor to try.
 _FREQUENT = {
-    1: b'Workload successfully admitted and assigned flavors"',
-    2: b'Workload re-queued"',
-    3: b'Workload evaluated for admission"',
-    4: b'Preemption ongoing"',
-    5: b'Preemption already issued, waiting for observation"',
-    6: b'Scheduling cycle complete"',
+    1: MSG_ADMITTED.encode() + b'"',
+    2: MSG_REQUEUED.encode() + b'"',
+    3: MSG_EVALUATED.encode() + b'"',
+    4: MSG_PREEMPTION_ONGOING.encode() + b'"',
+    5: MSG_PREEMPTION_ISSUED.encode() + b'"',
+    6: MSG_CYCLE_COMPLETE.encode() + b'"',
 }
 _ADMITTED, _REQUEUED, _EVALUATED, _ONGOING, _ALREADY, _CYCLE = range(1, 7)
 assert all(m in MESSAGES for m in _FREQUENT.values())
 # 'msg":"' rather than '"msg":"': sre scans for the first byte of the literal prefix, and "m" is
 # much rarer than '"' in JSON; the quote before it is checked by hand.
 _CANDIDATE = re.compile(
-    rb'msg":"(?:' + b"|".join(b"(" + re.escape(_FREQUENT[g]) + b")" for g in sorted(_FREQUENT))
+    key(MSG)[1:] + b'"(?:' + b"|".join(b"(" + re.escape(_FREQUENT[g]) + b")" for g in sorted(_FREQUENT))
     + b"|" + b"|".join(re.escape(m) for m in MESSAGES if m not in _FREQUENT.values()) + b")")
-_ERROR = b'{"level":"error'
+_ERROR = b"{" + key(LEVEL) + b'"' + LEVEL_ERROR.encode()
+
+
+def _k(name: str, before: bytes = b",") -> bytes:
+    """A key and the separator before it, as a regex; keys are plain words, nothing to escape."""
+    assert re.fullmatch(r"[A-Za-z-]+", name), name
+    return before + key(name)
+
 
 # Strict shapes of the frequent lines as Kueue writes them. A line that matches is valid JSON
 # without duplicate keys and its string values have no escapes, so the cut-out bytes are exactly
 # what json.loads would give; anything else (other versions, odd values) takes decode_json.
+# _HEAD is '{"level":"…","ts":"…","logger":"…","caller":"…","msg":"', _REF '{"name":"…","namespace":"…"}'.
 _S = rb'[^"\\\x00-\x1f]*'
 _N = rb'-?(?:0|[1-9][0-9]*)'
-_HEAD = rb'\{"level":"(' + _S + rb')","ts":"(' + _S + rb')","logger":"' + _S + rb'","caller":"' + _S + rb'","msg":"'
-_TAG = rb'(?:,"replica-role":"' + _S + rb'")?(?:,"schedulingCycle":(' + _N + rb'))?'
-_REF = rb'\{"name":"(' + _S + rb')","namespace":"(' + _S + rb')"\}'
-_WLCQ = rb',"workload":' + _REF + rb',"clusterQueue":\{"name":"(' + _S + rb')"\}'
+_HEAD = (_k(LEVEL, rb'\{') + rb'"(' + _S + rb')"' + _k(TS) + rb'"(' + _S + rb')"' + _k(LOGGER) + rb'"' + _S
+         + rb'"' + _k(CALLER) + rb'"' + _S + rb'"' + _k(MSG) + rb'"')
+_TAG = rb'(?:' + _k(REPLICA_ROLE) + rb'"' + _S + rb'")?(?:' + _k(KEY_SCHEDULING_CYCLE) + rb'(' + _N + rb'))?'
+_NAME = _k(KEY_NAME, rb'\{')
+_REF = _NAME + rb'"(' + _S + rb')"' + _k(KEY_NAMESPACE) + rb'"(' + _S + rb')"\}'
+_WLCQ = _k(KEY_WORKLOAD) + _REF + _k(KEY_CLUSTER_QUEUE) + _NAME + rb'"(' + _S + rb')"\}'
 _MAP = rb'\{(?:"' + _S + rb'":"' + _S + rb'"(?:,"' + _S + rb'":"' + _S + rb'")*)?\}'
-_ASSIGN = rb'\{"name":"' + _S + rb'","flavors":' + _MAP + rb',"resourceUsage":' + _MAP + rb',"count":' + _N + rb'\}'
-_COHORT = rb'(?:,"parentCohort":\{"name":"' + _S + rb'"\})?(?:,"rootCohort":\{"name":"' + _S + rb'"\})?'
+_ASSIGN = (_NAME + rb'"' + _S + rb'"' + _k(KEY_FLAVORS) + _MAP + _k(KEY_RESOURCE_USAGE) + _MAP + _k(KEY_COUNT) + _N
+           + rb'\}')
+_COHORT = (rb'(?:' + _k(KEY_PARENT_COHORT) + _NAME + rb'"' + _S + rb'"\})?(?:' + _k(KEY_ROOT_COHORT) + _NAME + rb'"'
+           + _S + rb'"\})?')
 _ADMITTED_LINE = re.compile(_HEAD + _FREQUENT[_ADMITTED] + _TAG + _WLCQ + _COHORT
-                            + rb',"assignments":\[(?:' + _ASSIGN + rb'(?:,' + _ASSIGN + rb')*)?\]\}')
+                            + _k(KEY_ASSIGNMENTS) + rb'\[(?:' + _ASSIGN + rb'(?:,' + _ASSIGN + rb')*)?\]\}')
 _REQUEUED_LINE = re.compile(_HEAD + _FREQUENT[_REQUEUED] + _TAG + _WLCQ
-                            + rb',"queue":\{"name":"' + _S + rb'"(?:,"namespace":"' + _S + rb'")?\}'
-                            + rb',"requeueReason":"(' + _S + rb')","added":(?:true|false),"status":"(' + _S + rb')"\}')
+                            + _k(KEY_QUEUE) + _NAME + rb'"' + _S + rb'"(?:' + _k(KEY_NAMESPACE) + rb'"' + _S + rb'")?\}'
+                            + _k(KEY_REQUEUE_REASON) + rb'"(' + _S + rb')"' + _k(KEY_ADDED) + rb'(?:true|false)'
+                            + _k(KEY_STATUS) + rb'"(' + _S + rb')"\}')
 _ONGOING_LINE = re.compile(_HEAD + rb'(?:' + _FREQUENT[_ONGOING] + b"|" + _FREQUENT[_ALREADY] + rb')' + _TAG
-                           + rb',"targetWorkload":' + _REF + rb',"preemptingWorkload":' + _REF + rb'\}')
+                           + _k(KEY_TARGET_WORKLOAD) + _REF + _k(KEY_PREEMPTING_WORKLOAD) + _REF + rb'\}')
 # decode_json reads an evaluation only up to its V(4) nominatedAssignment, so only that head
 # needs the strict shape; the extras after it are cut out exactly as decode_json does.
 _EVALUATED_HEAD = re.compile(_HEAD + _FREQUENT[_EVALUATED] + _TAG + _WLCQ
-                             + rb',"status":"(' + _S + rb')","reason":"(' + _S + rb')"')
+                             + _k(KEY_STATUS) + rb'"(' + _S + rb')"' + _k(KEY_REASON) + rb'"(' + _S + rb')"')
+_STATUS = key(KEY_STATUS) + b'"'
+_ASSUMED = STATUS_ASSUMED.encode() + b'"'
+_NOMINATED = STATUS_NOMINATED.encode() + b'"'
+_LEVEL_BORROWING = b'"' + ASSIGNMENT_BORROWING.encode() + b'":'
+_SKIPPED = STATUS_SKIPPED.encode()
+_STATUS_LEN, _BORROWING_LEN = len(_STATUS), len(_LEVEL_BORROWING)
 
 
 def _ref(name: bytes, ns: bytes) -> str:
@@ -207,13 +234,14 @@ def _ref(name: bytes, ns: bytes) -> str:
 def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
     # Most evaluations are plain admissions without borrowing or nominations waiting for
     # preemptions: neither changes the evidence, so they are dropped before any decoding.
-    p = buf.find(b'"status":"', m, le)
+    p = buf.find(_STATUS, m, le)
     if p < 0:
         return True
-    if not buf.startswith(b'assumed"', p + 10):
-        return not buf.startswith(b'nominated"', p + 10)
-    p = buf.find(b'"Borrowing":', p, le)
-    return p >= 0 and buf[p + 12:p + 13] != b"0"
+    p += _STATUS_LEN
+    if not buf.startswith(_ASSUMED, p):
+        return not buf.startswith(_NOMINATED, p)
+    p = buf.find(_LEVEL_BORROWING, p, le)
+    return p >= 0 and buf[p + _BORROWING_LEN:p + _BORROWING_LEN + 1] != b"0"
 
 
 def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
@@ -310,7 +338,7 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
     if m is None:
         return None
     g = m.groups()
-    if g[0].decode() in _ERRORS:
+    if g[0].decode() in ERROR_LEVELS:
         return None
     ts = _ts(g[1])
     if kind == _ADMITTED:
@@ -318,7 +346,7 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
     if kind == _REQUEUED:
         # a head skipped in its cycle is re-queued FailedAfterNomination with status "skipped":
         # it waits on another head's preemption, it is not a head that cannot fit
-        reason = "skipped" if g[7] == b"skipped" else (g[6].decode() or "Generic")
+        reason = SKIPPED if g[7] == _SKIPPED else (g[6].decode() or REQUEUE_GENERIC)
         return (_EV_REQUEUE, ts, g[5].decode(), _ref(g[3], g[4]), reason)
     cycle = None if g[2] is None else int(g[2])
     if kind == _EVALUATED:
@@ -329,7 +357,7 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
             if b:
                 borrowing = int(b.group(1))
             # Only an overlap skip reads the targets (and only it keeps the line as an example).
-            if status == "skipped":
+            if status == STATUS_SKIPPED:
                 tail = extra.rfind(_PREEMPTED_TAIL)
                 if tail > 0:
                     try:
@@ -337,5 +365,5 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
                     except ValueError:
                         pass
         return (_EV_EVAL, ts, g[5].decode(), _ref(g[3], g[4]), status, g[7].decode(), borrowing,
-                preempted, cycle, line if status == "skipped" else b"")
+                preempted, cycle, line if status == STATUS_SKIPPED else b"")
     return (_EV_ONGOING, ts, _ref(g[3], g[4]), _ref(g[5], g[6]), cycle, line)

@@ -1,53 +1,75 @@
 """Which log lines matter, and what each one adds to the evidence.
 
-Message strings come from shared/reference/kueue-signals.md §D. ``NEEDLES`` are the byte strings a
-chunk is searched for; a hit only makes a line a candidate, the decoded ``msg`` decides what it
-means. Everything kept is bounded (counters, capped lists), so memory does not grow with the log.
+Messages and keys are kueue/logvocab.py's, the ones the simulator writes. ``NEEDLES`` are the
+byte strings a chunk is searched for; a hit only makes a line a candidate, the decoded ``msg``
+decides what it means. Everything kept is bounded (counters, capped lists), so memory does not
+grow with the log.
 """
 from __future__ import annotations
-
-import re
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from ..kueue.logvocab import (CONFLICT, ERROR_LEVELS, KEY_CLUSTER_QUEUE, KEY_DRS,
+                              KEY_DRS_VALUES, KEY_DURATION, KEY_NAME, KEY_NAMESPACE, KEY_PREEMPTED,
+                              KEY_PREEMPTING_WORKLOAD, KEY_REASON, KEY_REQUEUE_REASON, KEY_SCHEDULING_CYCLE,
+                              KEY_STATUS, KEY_TARGET_CLUSTER_QUEUE, KEY_TARGET_OLD_SHARE, KEY_TARGET_WORKLOAD,
+                              KEY_WORKLOAD, LEVEL, LEVEL_ERROR, MSG, MSG_ACQUIRED_LEASE, MSG_ACQUIRING_LEASE,
+                              MSG_ADMITTED, MSG_CYCLE_COMPLETE, MSG_DRS_VALUES, MSG_ELECTION_LOST, MSG_EVALUATED,
+                              MSG_FAIR_SHARING_STRATEGY, MSG_NO_CANDIDATES, MSG_PREEMPTED, MSG_PREEMPTION_ISSUED,
+                              MSG_PREEMPTION_ONGOING, MSG_RENEW_FAILED, MSG_REQUEUED, MSG_REQUEUED_SECOND_PASS,
+                              MSG_SKIPPING_CLUSTER_QUEUE, MSG_STARTING_MANAGER, MSG_STOPPED_LEADING,
+                              OVERLAPPING_TARGETS, REQUEUE_GENERIC, STATUS_ASSUMED, STATUS_NOT_NOMINATED,
+                              STATUS_SKIPPED, TS, parse_drs_value_text)
+from .reader import BORROWING
 from .timeparse import parse_ts
+
+
+def part(text: str, words: str) -> str:
+    """``words``, checked to be part of ``text``: a needle cut from a message, which fails at
+    import (not silently at scan time) if the message it was cut from changes."""
+    if words not in text:
+        raise ValueError(f"{words!r} is not part of {text!r}")
+    return words
+
+
+def key(name: str) -> bytes:
+    """A key as zap prints it before its value: '"name":'."""
+    return b'"' + name.encode() + b'":'
+
 
 # Needles: short, with an uncommon last byte, so bytes.find can skip ahead quickly.
 NEEDLES = (
-    b"Workload re-queued",
-    b"successfully admitted",
-    b'"msg":"Preempt',
-    b"overlapping preemption targets",
-    b'"status":"assumed"',
-    b"no candidate workloads",
-    b"DominantResourceShare values",
-    b"FairSharing strategy",
-    b"Skipping ClusterQueue",
-    b"Scheduling cycle complete",
-    b'{"level":"error',
-    b"Operation cannot be fulfilled",
-    b" lease",
-    b"election lost",
-    b"tarting manager",
-    b'"status":"","reason":"',
+    MSG_REQUEUED.encode(),
+    part(MSG_ADMITTED, "successfully admitted").encode(),
+    key(MSG) + b'"' + part(MSG_PREEMPTED, "Preempt").encode(),     # and "Preemption ongoing", "... issued"
+    part(OVERLAPPING_TARGETS, "overlapping preemption targets").encode(),
+    key(KEY_STATUS) + b'"' + STATUS_ASSUMED.encode() + b'"',
+    part(MSG_NO_CANDIDATES, "no candidate workloads").encode(),
+    part(MSG_DRS_VALUES, "DominantResourceShare values").encode(),
+    part(MSG_FAIR_SHARING_STRATEGY, "FairSharing strategy").encode(),
+    MSG_SKIPPING_CLUSTER_QUEUE.encode(),
+    MSG_CYCLE_COMPLETE.encode(),
+    b"{" + key(LEVEL) + b'"' + LEVEL_ERROR.encode(),
+    CONFLICT.encode(),
+    part(MSG_ACQUIRING_LEASE, " lease").encode(),
+    part(MSG_ELECTION_LOST, "election lost").encode(),
+    part(MSG_STARTING_MANAGER, "tarting manager").encode(),       # Starting or starting
+    key(KEY_STATUS) + b'"' + STATUS_NOT_NOMINATED.encode() + b'",' + key(KEY_REASON) + b'"',
 )
 
-MSG_ADMITTED = "Workload successfully admitted and assigned flavors"
-MSG_REQUEUED = "Workload re-queued"
-MSG_EVALUATED = "Workload evaluated for admission"
-MSG_PREEMPTED = "Preempted"
-MSG_ONGOING = "Preemption ongoing"
-MSG_ALREADY = "Preemption already issued, waiting for observation"
-DRS_STRING = re.compile(r"workload ([^,\s}]+),\s*drs:\s*(-?[0-9.]+)")
-MSG_NO_CANDIDATES = "Workload requires preemption, but there are no candidate workloads allowed for preemption"
-MSG_DRS = "DominantResourceShare values used during tournament"
-MSG_FS_STRATEGY = "Evaluating FairSharing strategy"
-MSG_SKIP_CQ = "Skipping ClusterQueue"
-MSG_CYCLE = "Scheduling cycle complete"
-OVERLAP = "Workload has overlapping preemption targets with another workload"
-LEADER_WORDS = ("leader lease", "acquired lease", "renew lease", "election lost", "stopped leading")
-CYCLE_KEY = b'"msg":"Scheduling cycle complete"'
+# Lower-case words of the leader-election messages, found inside a message that goes on.
+LEADER_WORDS = (part(MSG_ACQUIRING_LEASE, "leader lease"), part(MSG_ACQUIRED_LEASE, "acquired lease"),
+                part(MSG_RENEW_FAILED, "renew lease"), part(MSG_ELECTION_LOST, "election lost"),
+                MSG_STOPPED_LEADING)
+CYCLE_KEY = key(MSG) + b'"' + MSG_CYCLE_COMPLETE.encode() + b'"'
+_CONFLICT = CONFLICT.encode()
+_STARTING_MANAGER = MSG_STARTING_MANAGER.lower()    # controller-runtime has written both cases
+# The label a head skipped in its cycle gets instead of a requeue reason: it waits on another
+# head's preemption, it is not a head that cannot fit.
+SKIPPED = STATUS_SKIPPED
+_DURATION = key(KEY_DURATION)
+_DURATION_LEN = len(_DURATION)
 EXAMPLES = 3
 TIMES_CAP = 100_000
 
@@ -56,12 +78,12 @@ def cycle_duration(line: bytes) -> float | None:
     """The one line every cycle writes: only its duration is needed, so it is not decoded."""
     if CYCLE_KEY not in line:
         return None
-    p = line.find(b'"duration":')
+    p = line.find(_DURATION)
     if p < 0:
         return None
     q = line.find(b"}", p)
     try:
-        return float(line[p + 11:q])
+        return float(line[p + _DURATION_LEN:q])
     except ValueError:
         return None
 
@@ -69,8 +91,8 @@ def cycle_duration(line: bytes) -> float | None:
 def ref(value) -> str:
     """A klog object reference ({"name","namespace"}) or an "ns/name" string, as one string."""
     if isinstance(value, dict):
-        name = value.get("name") or ""
-        ns = value.get("namespace")
+        name = value.get(KEY_NAME) or ""
+        ns = value.get(KEY_NAMESPACE)
         return f"{ns}/{name}" if ns else str(name)
     if value is None:
         return ""
@@ -147,25 +169,25 @@ class Evidence:
     # --- dispatch -------------------------------------------------------------------------
 
     def feed(self, obj: dict, raw: bytes) -> None:
-        ts = parse_ts(obj.get("ts"))
+        ts = parse_ts(obj.get(TS))
         if not self.seen(ts):
             return
-        msg = obj.get("msg")
+        msg = obj.get(MSG)
         if not isinstance(msg, str):
             return
-        level = obj.get("level")
+        level = obj.get(LEVEL)
         handler = _HANDLERS.get(msg)
         if handler is not None:
             handler(self, obj, ts, raw)
-        if level in ("error", "dpanic", "panic", "fatal"):
+        if level in ERROR_LEVELS:
             self._error(obj, ts, raw)
-        elif b"Operation cannot be fulfilled" in raw:
+        elif _CONFLICT in raw:
             self.conflicts += 1
         low = msg.lower()
         if any(w in low for w in LEADER_WORDS):
             self.leader_events.append((ts, msg))
             del self.leader_events[:-50]
-        if low == "starting manager":
+        if low == _STARTING_MANAGER:
             self.restarts += 1
 
     def seen(self, ts: float | None) -> bool:
@@ -213,7 +235,7 @@ class Evidence:
         return q
 
     def _cq(self, obj: dict) -> str:
-        return self.resolve_cq(ref(obj.get("clusterQueue")), ref(obj.get("workload")))
+        return self.resolve_cq(ref(obj.get(KEY_CLUSTER_QUEUE)), ref(obj.get(KEY_WORKLOAD)))
 
     def resolve_cq(self, cq: str, wl: str) -> str:
         if cq and wl:
@@ -245,7 +267,7 @@ class Evidence:
     # --- handlers -------------------------------------------------------------------------
 
     def _admitted(self, obj, ts, raw):
-        self.admitted(self._cq(obj), ref(obj.get("workload")), ts)
+        self.admitted(self._cq(obj), ref(obj.get(KEY_WORKLOAD)), ts)
 
     def admitted(self, cq: str, wl: str, ts: float | None) -> None:
         """An admission; ``cq`` is already resolved (see resolve_cq)."""
@@ -260,8 +282,8 @@ class Evidence:
 
     def _requeued(self, obj, ts, raw):
         cq = self._cq(obj)
-        reason = "skipped" if obj.get("status") == "skipped" else (obj.get("requeueReason") or "Generic")
-        self.requeued(cq, ref(obj.get("workload")), ts, reason)
+        reason = SKIPPED if obj.get(KEY_STATUS) == STATUS_SKIPPED else (obj.get(KEY_REQUEUE_REASON) or REQUEUE_GENERIC)
+        self.requeued(cq, ref(obj.get(KEY_WORKLOAD)), ts, reason)
 
     def requeued(self, cq: str, wl: str, ts: float | None, reason: str) -> None:
         q = self._queue(cq, ts)
@@ -280,21 +302,21 @@ class Evidence:
 
     def _evaluated(self, obj, ts, raw):
         cq = self._cq(obj)
-        self.evaluated(cq, ref(obj.get("workload")), ts, obj.get("status"), obj.get("reason") or "",
-                       obj.get("borrowing", 0), obj.get("preempted"), obj.get("schedulingCycle"), raw)
+        self.evaluated(cq, ref(obj.get(KEY_WORKLOAD)), ts, obj.get(KEY_STATUS), obj.get(KEY_REASON) or "",
+                       obj.get(BORROWING, 0), obj.get(KEY_PREEMPTED), obj.get(KEY_SCHEDULING_CYCLE), raw)
 
     def evaluated(self, cq: str, wl: str, ts: float | None, status, reason: str, borrowing,
                   preempted, cycle, raw: bytes) -> None:
-        if status == "assumed":
+        if status == STATUS_ASSUMED:
             if borrowing > 0 and cq and cq not in self.borrowing:
                 self.borrowing[cq] = ts
             return
-        if status == "" and reason:
+        if status == STATUS_NOT_NOMINATED and reason:
             head = self._queue(cq, ts).heads.get(wl)
             if head is not None:
                 head.reason = reason
             return
-        if status == "skipped" and OVERLAP in reason:
+        if status == STATUS_SKIPPED and OVERLAPPING_TARGETS in reason:
             q = self._queue(cq, ts)
             q.skipped_overlap += 1
             self._example(self.skipped, raw)
@@ -313,11 +335,11 @@ class Evidence:
             v.last_cycle = c
 
     def _preempted(self, obj, ts, raw):
-        target = ref(obj.get("targetWorkload"))
-        preemptor = ref(obj.get("preemptingWorkload"))
+        target = ref(obj.get(KEY_TARGET_WORKLOAD))
+        preemptor = ref(obj.get(KEY_PREEMPTING_WORKLOAD))
         v = self._victim(target, ts)
         v.preempted_at = ts if v.preempted_at is None else v.preempted_at
-        v.target_cq = ref(obj.get("targetClusterQueue")) or v.target_cq
+        v.target_cq = ref(obj.get(KEY_TARGET_CLUSTER_QUEUE)) or v.target_cq
         if v.target_cq:
             self.workload_cq.setdefault(target, v.target_cq)
             q = self._queue(v.target_cq, ts)
@@ -330,8 +352,8 @@ class Evidence:
         self._example(v.examples, raw)
 
     def _ongoing(self, obj, ts, raw):
-        self.ongoing(ref(obj.get("targetWorkload")), ref(obj.get("preemptingWorkload")), ts,
-                     obj.get("schedulingCycle"), raw)
+        self.ongoing(ref(obj.get(KEY_TARGET_WORKLOAD)), ref(obj.get(KEY_PREEMPTING_WORKLOAD)), ts,
+                     obj.get(KEY_SCHEDULING_CYCLE), raw)
 
     def ongoing(self, target: str, preemptor: str, ts: float | None, cycle, raw: bytes) -> None:
         v = self._victim(target, ts)
@@ -346,21 +368,21 @@ class Evidence:
         self._example(self.no_candidate_examples, raw)
 
     def _drs(self, obj, ts, raw):
-        for item in obj.get("drsValues") or []:
+        for item in obj.get(KEY_DRS_VALUES) or []:
             if isinstance(item, str):
-                # releases before v0.16 log each value as "{parentCohort: X, workload ns/name, drs: N}"
-                m = DRS_STRING.search(item)
-                if not m:
+                # releases before v0.16 log each value as a string (logvocab.drs_value_text)
+                found = parse_drs_value_text(item)
+                if found is None:
                     continue
-                item = {"workload": m.group(1), "drs": m.group(2)}
+                item = {KEY_WORKLOAD: found[0], KEY_DRS: found[1]}
             if not isinstance(item, dict):
                 continue
-            wl = ref(item.get("workload"))
-            cq = ref(item.get("clusterQueue")) or self.workload_cq.get(wl, "")
-            self._drs_value(cq, item.get("drs"), ts, raw)
+            wl = ref(item.get(KEY_WORKLOAD))
+            cq = ref(item.get(KEY_CLUSTER_QUEUE)) or self.workload_cq.get(wl, "")
+            self._drs_value(cq, item.get(KEY_DRS), ts, raw)
 
     def _fs_strategy(self, obj, ts, raw):
-        self._drs_value(ref(obj.get("targetClusterQueue")), obj.get("targetOldShare"), ts, raw)
+        self._drs_value(ref(obj.get(KEY_TARGET_CLUSTER_QUEUE)), obj.get(KEY_TARGET_OLD_SHARE), ts, raw)
 
     def _drs_value(self, cq: str, value, ts, raw) -> None:
         if not cq:
@@ -376,11 +398,11 @@ class Evidence:
             self._example(seen[3], raw)
 
     def _skip_cq(self, obj, ts, raw):
-        q = self._queue(ref(obj.get("clusterQueue")), ts)
-        q.not_active[str(obj.get("reason") or "")] += 1
+        q = self._queue(ref(obj.get(KEY_CLUSTER_QUEUE)), ts)
+        q.not_active[str(obj.get(KEY_REASON) or "")] += 1
 
     def _cycle_done(self, obj, ts, raw):
-        d = obj.get("duration")
+        d = obj.get(KEY_DURATION)
         if isinstance(d, (int, float)):
             self._duration(d)
 
@@ -392,8 +414,8 @@ class Evidence:
             self.cycle_slow += 1
 
     def _error(self, obj, ts, raw):
-        msg = str(obj.get("msg"))
-        if b"Operation cannot be fulfilled" in raw:
+        msg = str(obj.get(MSG))
+        if _CONFLICT in raw:
             self.conflicts += 1
             return
         if len(self.errors) < 1000 or msg in self.errors:
@@ -401,22 +423,22 @@ class Evidence:
         self._example(self.error_examples, raw)
 
 
-_LEADER_MESSAGES = ("attempting to acquire leader lease", "successfully acquired lease",
-                    "failed to renew lease", "leader election lost", "starting manager", "Starting manager")
+_LEADER_MESSAGES = (MSG_ACQUIRING_LEASE, MSG_ACQUIRED_LEASE, MSG_RENEW_FAILED, MSG_ELECTION_LOST,
+                    _STARTING_MANAGER, MSG_STARTING_MANAGER)
 
 _HANDLERS = {
     MSG_ADMITTED: Evidence._admitted,
     MSG_REQUEUED: Evidence._requeued,
-    "Workload re-queued for second pass": Evidence._requeued,
+    MSG_REQUEUED_SECOND_PASS: Evidence._requeued,
     MSG_EVALUATED: Evidence._evaluated,
     MSG_PREEMPTED: Evidence._preempted,
-    MSG_ONGOING: Evidence._ongoing,
-    MSG_ALREADY: Evidence._ongoing,
+    MSG_PREEMPTION_ONGOING: Evidence._ongoing,
+    MSG_PREEMPTION_ISSUED: Evidence._ongoing,
     MSG_NO_CANDIDATES: Evidence._no_candidates,
-    MSG_DRS: Evidence._drs,
-    MSG_FS_STRATEGY: Evidence._fs_strategy,
-    MSG_SKIP_CQ: Evidence._skip_cq,
-    MSG_CYCLE: Evidence._cycle_done,
+    MSG_DRS_VALUES: Evidence._drs,
+    MSG_FAIR_SHARING_STRATEGY: Evidence._fs_strategy,
+    MSG_SKIPPING_CLUSTER_QUEUE: Evidence._skip_cq,
+    MSG_CYCLE_COMPLETE: Evidence._cycle_done,
 }
 
 # What the fast path looks for right after '"msg":"' (the closing quote makes the match exact).

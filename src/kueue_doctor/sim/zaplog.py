@@ -1,7 +1,7 @@
 """The Kueue controller log a simulated run would have written: zap JSON lines at V(5).
 
-Message strings and keys follow shared/reference/kueue-signals.md §D; the line shape
-(level, ts, logger, caller, msg, then fields) follows the gathered examples in
+Message strings and keys are kueue/logvocab.py's (shared/reference/kueue-signals.md §D), the
+ones the log scanner reads; the line shape (level, ts, logger, caller, msg, then fields) follows the gathered examples in
 shared/examples/incidents/. The simulator does not re-run a cycle whose result cannot change,
 but Kueue does: a head re-queued with PendingPreemption, or skipped after nomination, is
 retried at once, every few milliseconds. Like the examples, this log keeps one such retry
@@ -20,6 +20,7 @@ from ..api.quantity import Quantity, format_amount
 from ..engine.config import DRS_EXACT
 from ..engine.drs import dominant_resource_share
 from ..engine.snapshot import build_snapshot
+from ..kueue import logvocab as lv
 from ..kueue.eviction import cohort_path, preemption_message
 from .scenario import JOB
 
@@ -54,7 +55,7 @@ def workload_name(sw) -> str:
 def workload_ref(sim, key: str) -> dict:
     sw = sim.workloads.get(key)
     ns, _, name = key.partition("/")
-    return {"name": workload_name(sw) if sw is not None else name, "namespace": ns}
+    return {lv.KEY_NAME: workload_name(sw) if sw is not None else name, lv.KEY_NAMESPACE: ns}
 
 
 def ts(dt: datetime, extra_ns: int = 0) -> str:
@@ -113,7 +114,7 @@ def real_cycles(sim) -> list[Cycle]:
 def _retried(f: dict) -> bool:
     # Kueue puts these back in the active heap at once (requeueAndUpdate); the rest wait in
     # the inadmissible list until the cohort changes.
-    return f["requeue"] == "PendingPreemption" or f["status"] in ("skipped", "nominated")
+    return f["requeue"] == lv.REQUEUE_PENDING_PREEMPTION or f["status"] in (lv.STATUS_SKIPPED, lv.STATUS_NOMINATED)
 
 
 def _outcome(f: dict) -> tuple:
@@ -221,33 +222,36 @@ class ZapLog:
         self.seq = 0
         self.v017 = sim.kueue.version >= (0, 17, 0)
 
-    def line(self, t: float, v: int, logger: str, caller: str, msg: str, **fields) -> None:
-        level = {0: "info", 1: "debug"}.get(v, f"Level(-{v})")
-        rec = {"level": level, "ts": format_time(self.sim, t), "logger": logger, "caller": caller, "msg": msg}
+    def line(self, t: float, v: int, logger: str, caller: str, msg: str, fields: dict) -> None:
+        rec = {lv.LEVEL: lv.level(v), lv.TS: format_time(self.sim, t), lv.LOGGER: logger, lv.CALLER: caller,
+               lv.MSG: msg}
         if self.v017:
-            rec["replica-role"] = "leader"   # from about v0.17 (§D.2)
+            rec[lv.REPLICA_ROLE] = "leader"   # from about v0.17 (§D.2)
         rec.update(fields)
         self.lines.append((t, self.seq, json.dumps(rec, separators=(",", ":"), ensure_ascii=False)))
         self.seq += 1
 
     # -- helpers ----------------------------------------------------------------------------
     def cq_ref(self, name: str) -> dict:
-        return {"name": name}
+        return {lv.KEY_NAME: name}
 
     def cohorts(self, cq_name: str) -> dict:
         cq = self.sim.model.snapshot.cluster_queues.get(cq_name)
         if cq is None or cq.node.parent is None:
             return {}
-        return {"parentCohort": {"name": cq.node.parent.name}, "rootCohort": {"name": cq.node.root().name}}
+        return {lv.KEY_PARENT_COHORT: {lv.KEY_NAME: cq.node.parent.name},
+                lv.KEY_ROOT_COHORT: {lv.KEY_NAME: cq.node.root().name}}
 
     def path(self, cq_name: str) -> str:
         return cq_path(self.sim, cq_name)
 
     def local_queue(self, key: str) -> dict:
         sw = self.sim.workloads[key]
-        return {"name": sw.spec.queue, "namespace": sw.spec.namespace}
+        return {lv.KEY_NAME: sw.spec.queue, lv.KEY_NAMESPACE: sw.spec.namespace}
 
     def nominated(self, sim, f: dict) -> dict:
+        # Go struct field names (the flavor assigner's Assignment has no JSON tags); only the
+        # borrowing level is read back.
         sw = sim.workloads[f["workload"]]
         per_pod = {r: v for r, v in sw.spec.requests.items()}
         flavors = None
@@ -260,7 +264,7 @@ class ZapLog:
                              "Requests": {r: format_amount(r, _amount(r, v) * sw.spec.pods) for r, v in per_pod.items()},
                              "Count": sw.spec.pods, "TopologyAssignment": None, "DelayedTopologyRequest": None,
                              "FlavorAssignmentAttempts": None}],
-                "Borrowing": f.get("borrowing", 0),
+                lv.ASSIGNMENT_BORROWING: f.get("borrowing", 0),
                 "LastState": {"LastTriedFlavorIdx": [{r: -1 for r in per_pod}], "ClusterQueueGeneration": 1},
                 "Usage": {"Quota": quota, "TAS": None}}
 
@@ -269,18 +273,19 @@ class ZapLog:
         sim = self.sim
         t = c.t
         step = 0.000037
-        sc = {"schedulingCycle": c.number}
+        sc = {lv.KEY_SCHEDULING_CYCLE: c.number}
         heads = len(c.evaluated) + len(c.admitted)
         if self.v017:
-            self.line(t, 2, "scheduler", "scheduler/scheduler.go:291", "Scheduling cycle starts", **sc)
-        self.line(t + step, 3, "scheduler", "queue/manager.go:812", "Obtained ClusterQueue heads", **sc, count=heads)
+            self.line(t, 2, "scheduler", "scheduler/scheduler.go:291", lv.MSG_CYCLE_STARTS, sc)
+        self.line(t + step, 3, "scheduler", "queue/manager.go:812", lv.MSG_CLUSTER_QUEUE_HEADS,
+                  {**sc, lv.KEY_COUNT: heads})
         if self.v017:
-            self.line(t + 2 * step, 2, "scheduler", "scheduler/scheduler.go:304", "Obtained heads", **sc,
-                      headCount=heads, waitDuration=0.000102)
-            self.line(t + 0.0009, 2, "scheduler", "scheduler/scheduler.go:319", "Snapshot taken", **sc,
-                      duration=0.000871)
-            self.line(t + 0.0021, 2, "scheduler", "scheduler/scheduler.go:324", "Nomination done", **sc,
-                      entries=heads, inadmissibleEntries=0, duration=0.00118)
+            self.line(t + 2 * step, 2, "scheduler", "scheduler/scheduler.go:304", lv.MSG_HEADS,
+                      {**sc, lv.KEY_HEAD_COUNT: heads, lv.KEY_WAIT_DURATION: 0.000102})
+            self.line(t + 0.0009, 2, "scheduler", "scheduler/scheduler.go:319", lv.MSG_SNAPSHOT_TAKEN,
+                      {**sc, lv.KEY_DURATION: 0.000871})
+            self.line(t + 0.0021, 2, "scheduler", "scheduler/scheduler.go:324", lv.MSG_NOMINATION_DONE,
+                      {**sc, lv.KEY_ENTRIES: heads, lv.KEY_INADMISSIBLE_ENTRIES: 0, lv.KEY_DURATION: 0.00118})
         now = t + 0.0025
         entries = [("admitted", f) for f in c.admitted] + [("evaluated", f) for f in c.evaluated]
         # Admitted entries were processed before the ones that failed in the same cycle only if
@@ -294,72 +299,73 @@ class ZapLog:
             cohorts = self.cohorts(cq)
             if replay is not None and sim.config.fair_sharing and cohorts:
                 now = self.tournament(now, sc, key, cq, entries, replay)
-            base = {**sc, "workload": wref, "clusterQueue": self.cq_ref(cq), **cohorts}
-            self.line(now, 2, "scheduler", "scheduler/scheduler.go:384", "Attempting to schedule workload", **base)
+            wlcq = {**sc, lv.KEY_WORKLOAD: wref, lv.KEY_CLUSTER_QUEUE: self.cq_ref(cq)}
+            base = {**wlcq, **cohorts}
+            self.line(now, 2, "scheduler", "scheduler/scheduler.go:384", lv.MSG_ATTEMPTING, base)
             now += 0.00001
             if kind == "admitted":
-                self.line(now, 2, "scheduler", "scheduler/scheduler.go:913", "Workload assumed in the cache",
-                          **sc, workload=wref, clusterQueue=self.cq_ref(cq))
+                self.line(now, 2, "scheduler", "scheduler/scheduler.go:913", lv.MSG_ASSUMED, wlcq)
                 fa = {"evaluated": True, "mode": 3, "borrowing": f.get("borrowing", 0),
                       "usage": sorted((fl, res, ps["resourceUsage"].get(res, 0))
                                       for ps in f.get("assignments", []) for res, fl in ps["flavors"].items())}
                 fa["workload"] = key
-                self.line(now + 0.0002, 3, "scheduler", "scheduler/logging.go:42", "Workload evaluated for admission",
-                          **sc, workload=wref, clusterQueue=self.cq_ref(cq), status="assumed", reason="",
-                          nominatedAssignment=self.nominated(sim, fa), preempted=None)
-                asg = [{"name": ps["name"], "flavors": ps["flavors"],
-                        "resourceUsage": {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()},
-                        "count": ps["count"]} for ps in f.get("assignments", [])]
-                self.line(now + 0.015, 2, "scheduler", "scheduler/scheduler.go:872",
-                          "Workload successfully admitted and assigned flavors", **base, assignments=asg)
+                self.line(now + 0.0002, 3, "scheduler", "scheduler/logging.go:42", lv.MSG_EVALUATED,
+                          {**wlcq, lv.KEY_STATUS: lv.STATUS_ASSUMED, lv.KEY_REASON: "",
+                           lv.KEY_NOMINATED_ASSIGNMENT: self.nominated(sim, fa), lv.KEY_PREEMPTED: None})
+                asg = [{lv.KEY_NAME: ps["name"], lv.KEY_FLAVORS: ps["flavors"],
+                        lv.KEY_RESOURCE_USAGE: {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()},
+                        lv.KEY_COUNT: ps["count"]} for ps in f.get("assignments", [])]
+                self.line(now + 0.015, 2, "scheduler", "scheduler/scheduler.go:872", lv.MSG_ADMITTED,
+                          {**base, lv.KEY_ASSIGNMENTS: asg})
                 now += 0.0004
                 continue
             mode = f.get("mode", 0)
             if mode == 0:
-                self.line(now, 3, "scheduler", "scheduler/scheduler.go:409",
-                          "Skipping workload as FlavorAssigner assigned NoFit mode", **base)
+                self.line(now, 3, "scheduler", "scheduler/scheduler.go:409", lv.MSG_NO_FIT, base)
             elif mode == 1 and sim.config.fair_sharing and replay is not None and not c.retry:
                 self.fair_simulation(now, base, f, cq, replay)
             now += 0.00002
-            if f["requeue"] == "PreemptionNoCandidates":
+            if f["requeue"] == lv.REQUEUE_PREEMPTION_NO_CANDIDATES:
                 pre = sim.model.snapshot.cluster_queues[cq].preemption if cq in sim.model.snapshot.cluster_queues \
                     else None
                 policy = {"reclaimWithinCohort": pre.reclaim_within_cohort if pre else "Never",
                           "borrowWithinCohort": {"policy": (pre.borrow_within_cohort.policy
                                                             if pre and pre.borrow_within_cohort else "Never")},
                           "withinClusterQueue": pre.within_cluster_queue if pre else "Never"}
-                self.line(now, 2, "scheduler", "scheduler/scheduler.go:491",
-                          "Workload requires preemption, but there are no candidate workloads allowed for preemption",
-                          **base, preemption=policy)
-            if f["status"] != "skipped":
+                self.line(now, 2, "scheduler", "scheduler/scheduler.go:491", lv.MSG_NO_CANDIDATES,
+                          {**base, lv.KEY_PREEMPTION: policy})
+            if f["status"] != lv.STATUS_SKIPPED:
                 for target in f.get("targets", []):
                     now += 0.00003
                     if not c.retry and (target, key) in preempted_now:
                         self.preempted(now, sc, key, cq, target, c)
                     else:
-                        self.line(now, 3, "scheduler", "preemption/preemption.go:214", "Preemption ongoing", **sc,
-                                  workload=wref, clusterQueue=self.cq_ref(cq),
-                                  targetWorkload=workload_ref(sim, target), preemptingWorkload=wref)
-            status = "skipped" if f["status"] == "skipped" else ("" if mode == 0 else "nominated")
+                        self.line(now, 3, "scheduler", "preemption/preemption.go:214", lv.MSG_PREEMPTION_ONGOING,
+                                  {**wlcq, lv.KEY_TARGET_WORKLOAD: workload_ref(sim, target),
+                                   lv.KEY_PREEMPTING_WORKLOAD: wref})
+            status = lv.STATUS_SKIPPED if f["status"] == lv.STATUS_SKIPPED else (
+                lv.STATUS_NOT_NOMINATED if mode == 0 else lv.STATUS_NOMINATED)
             now += 0.00004
-            self.line(now, 3, "scheduler", "scheduler/logging.go:42", "Workload evaluated for admission", **sc,
-                      workload=wref, clusterQueue=self.cq_ref(cq), status=status, reason=f["reason"],
-                      nominatedAssignment=self.nominated(sim, f),
-                      preempted=[workload_ref(sim, x) for x in f.get("targets", [])] or None)
+            self.line(now, 3, "scheduler", "scheduler/logging.go:42", lv.MSG_EVALUATED,
+                      {**wlcq, lv.KEY_STATUS: status, lv.KEY_REASON: f["reason"],
+                       lv.KEY_NOMINATED_ASSIGNMENT: self.nominated(sim, f),
+                       lv.KEY_PREEMPTED: [workload_ref(sim, x) for x in f.get("targets", [])] or None})
             requeues.append((f, status))
         for f, status in requeues:
             now += 0.00005
             reason = f["requeue"]
-            if reason == "Generic":
-                reason = "FailedAfterNomination" if status in ("skipped", "nominated") else ""
-            self.line(now, 2, "scheduler", "scheduler/scheduler.go:1017", "Workload re-queued", **sc,
-                      workload=workload_ref(sim, f["workload"]), clusterQueue=self.cq_ref(f["clusterQueue"]),
-                      queue=self.local_queue(f["workload"]), requeueReason=reason, added=True, status=status)
+            if reason == lv.REQUEUE_GENERIC:
+                reason = lv.REQUEUE_FAILED_AFTER_NOMINATION if status in (lv.STATUS_SKIPPED, lv.STATUS_NOMINATED) \
+                    else lv.REQUEUE_GENERIC_LOGGED
+            self.line(now, 2, "scheduler", "scheduler/scheduler.go:1017", lv.MSG_REQUEUED,
+                      {**sc, lv.KEY_WORKLOAD: workload_ref(sim, f["workload"]),
+                       lv.KEY_CLUSTER_QUEUE: self.cq_ref(f["clusterQueue"]), lv.KEY_QUEUE: self.local_queue(f["workload"]),
+                       lv.KEY_REQUEUE_REASON: reason, lv.KEY_ADDED: True, lv.KEY_STATUS: status})
         if self.v017:
-            self.line(now + 0.0001, 2, "scheduler", "scheduler/scheduler.go:358", "Workload processing done", **sc,
-                      duration=round(now + 0.0001 - t, 9))
-            self.line(now + 0.00012, 2, "scheduler", "scheduler/scheduler.go:293", "Scheduling cycle complete", **sc,
-                      duration=round(now + 0.00012 - t, 9))
+            self.line(now + 0.0001, 2, "scheduler", "scheduler/scheduler.go:358", lv.MSG_PROCESSING_DONE,
+                      {**sc, lv.KEY_DURATION: round(now + 0.0001 - t, 9)})
+            self.line(now + 0.00012, 2, "scheduler", "scheduler/scheduler.go:293", lv.MSG_CYCLE_COMPLETE,
+                      {**sc, lv.KEY_DURATION: round(now + 0.00012 - t, 9)})
 
     def preempted(self, now, sc, key, cq, target, c: Cycle) -> None:
         sim = self.sim
@@ -368,18 +374,18 @@ class ZapLog:
         pre_uid = uid("Workload", key)
         job_uid = uid("Job", key)
         message = eviction_message(sim, key, p["reason"], p["clusterQueue"])
-        fields = dict(targetWorkload=workload_ref(sim, target), preemptingWorkload=workload_ref(sim, key),
-                      preemptorUID=pre_uid, preemptorJobUID=job_uid, reason=p["reason"], message=message,
-                      targetClusterQueue=self.cq_ref(p["clusterQueue"]), preemptorPath=self.path(cq),
-                      preempteePath=self.path(p["clusterQueue"]))
+        fields = {**sc, lv.KEY_WORKLOAD: workload_ref(sim, key), lv.KEY_CLUSTER_QUEUE: self.cq_ref(cq),
+                  lv.KEY_TARGET_WORKLOAD: workload_ref(sim, target), lv.KEY_PREEMPTING_WORKLOAD: workload_ref(sim, key),
+                  lv.KEY_PREEMPTOR_UID: pre_uid, lv.KEY_PREEMPTOR_JOB_UID: job_uid, lv.KEY_REASON: p["reason"],
+                  lv.KEY_MESSAGE: message, lv.KEY_TARGET_CLUSTER_QUEUE: self.cq_ref(p["clusterQueue"]),
+                  lv.KEY_PREEMPTOR_PATH: self.path(cq), lv.KEY_PREEMPTEE_PATH: self.path(p["clusterQueue"])}
         if sim.kueue.version >= (0, 19, 0):
-            fields.update(preemptorEffectivePriority=psw.spec.priority, preemptorBoost=0,
-                          targetEffectivePriority=tsw.spec.priority, targetBoost=0)
-        self.line(now, 3, "scheduler", "preemption/preemption.go:196", "Preempted", **sc,
-                  workload=workload_ref(sim, key), clusterQueue=self.cq_ref(cq), **fields)
+            fields.update({lv.KEY_PREEMPTOR_EFFECTIVE_PRIORITY: psw.spec.priority, lv.KEY_PREEMPTOR_BOOST: 0,
+                           lv.KEY_TARGET_EFFECTIVE_PRIORITY: tsw.spec.priority, lv.KEY_TARGET_BOOST: 0})
+        self.line(now, 3, "scheduler", "preemption/preemption.go:196", lv.MSG_PREEMPTED, fields)
         if sim.kueue.version >= (0, 13, 0):
-            self.line(now + 0.00001, 3, "scheduler", "expectations/store.go:68", "Expecting UIDs", **sc,
-                      store="preemptions", key=f"{key}", uids=[uid("Workload", target)])
+            self.line(now + 0.00001, 3, "scheduler", "expectations/store.go:68", lv.MSG_EXPECTING_UIDS,
+                      {**sc, lv.KEY_STORE: "preemptions", lv.KEY_KEY: f"{key}", lv.KEY_UIDS: [uid("Workload", target)]})
 
     def tournament(self, now, sc, key, cq, entries, replay: Replay) -> float:
         sim = self.sim
@@ -393,26 +399,25 @@ class ZapLog:
             usage = _usage_of(f)
             drs = replay.drs_with(f["clusterQueue"], usage)
             ref = workload_ref(sim, f["workload"])
-            values.append((other.node.parent.name, f"{ref['namespace']}/{ref['name']}", drs_text(sim, drs)))
+            values.append((other.node.parent.name, f"{ref[lv.KEY_NAMESPACE]}/{ref[lv.KEY_NAME]}", drs_text(sim, drs)))
         values.sort()
-        rc = {"rootCohort": {"name": root}}
-        self.line(now, 5, "scheduler", "scheduler/fair_sharing_iterator.go:86",
-                  "Computing DominantResourceShare for tournament", **sc, **rc)
-        self.line(now + 0.00001, 3, "scheduler", "scheduler/fair_sharing_iterator.go:89",
-                  "Running tournament to decide next workload to consider in scheduling cycle", **sc, **rc)
-        win = {**rc, "cohort": {"name": node.parent.name}, "clusterQueue": self.cq_ref(cq),
-               "winningWorkload": workload_ref(sim, key)}
-        self.line(now + 0.00002, 3, "scheduler", "scheduler/fair_sharing_iterator.go:97",
-                  "Determined tournament winner", **sc, **win)
+        rc = {**sc, lv.KEY_ROOT_COHORT: {lv.KEY_NAME: root}}
+        self.line(now, 5, "scheduler", "scheduler/fair_sharing_iterator.go:86", lv.MSG_COMPUTING_DRS, rc)
+        self.line(now + 0.00001, 3, "scheduler", "scheduler/fair_sharing_iterator.go:89", lv.MSG_RUNNING_TOURNAMENT,
+                  rc)
+        win = {**rc, lv.KEY_COHORT: {lv.KEY_NAME: node.parent.name}, lv.KEY_CLUSTER_QUEUE: self.cq_ref(cq),
+               lv.KEY_WINNING_WORKLOAD: workload_ref(sim, key)}
+        self.line(now + 0.00002, 3, "scheduler", "scheduler/fair_sharing_iterator.go:97", lv.MSG_TOURNAMENT_WINNER,
+                  win)
         if sim.kueue.version >= (0, 16, 0):
-            drs_values = [{"parentCohort": pc, "workload": wl, "drs": d} for pc, wl, d in values]
+            drs_values: list = [{lv.KEY_PARENT_COHORT: pc, lv.KEY_WORKLOAD: wl, lv.KEY_DRS: d} for pc, wl, d in values]
             v = 4
         else:
             # Before the V(4) struct form, the values were pre-formatted strings at V(5).
-            drs_values = [f"{{parentCohort: {pc}, workload {wl}, drs: {d}}}" for pc, wl, d in values]
+            drs_values = [lv.drs_value_text(pc, wl, d) for pc, wl, d in values]
             v = 5
-        self.line(now + 0.00003, v, "scheduler", "scheduler/fair_sharing_iterator.go:227",
-                  "DominantResourceShare values used during tournament", **sc, **win, drsValues=drs_values)
+        self.line(now + 0.00003, v, "scheduler", "scheduler/fair_sharing_iterator.go:227", lv.MSG_DRS_VALUES,
+                  {**win, lv.KEY_DRS_VALUES: drs_values})
         return now + 0.00005
 
     def fair_simulation(self, now, base, f, cq, replay: Replay) -> None:
@@ -433,10 +438,10 @@ class ZapLog:
                         cands.append(k)
                 elif replay.borrowing(name, frs):
                     cands.append(k)
-        self.line(now, 5, "scheduler", "preemption/preemption.go:341", "Simulating fair preemption", **base,
-                  candidates=[workload_ref(sim, k) for k in cands],
-                  resourcesRequiringPreemption=[{"Flavor": fl, "Resource": res} for fl, res in sorted(frs)],
-                  preemptingWorkload=workload_ref(sim, f["workload"]))
+        self.line(now, 5, "scheduler", "preemption/preemption.go:341", lv.MSG_SIMULATING_FAIR_PREEMPTION,
+                  {**base, lv.KEY_CANDIDATES: [workload_ref(sim, k) for k in cands],
+                   lv.KEY_RESOURCES_REQUIRING_PREEMPTION: [{"Flavor": fl, "Resource": res} for fl, res in sorted(frs)],
+                   lv.KEY_PREEMPTING_WORKLOAD: workload_ref(sim, f["workload"])})
 
     # -- controllers --------------------------------------------------------------------------
     def controllers(self) -> None:
@@ -452,31 +457,29 @@ class ZapLog:
             logger = "job" if is_job else "v1_pod"
             job = f"{ns}/{sw.spec.name}" if is_job else f"group/{ns}/{sw.spec.name}"
             gvk = "batch/v1, Kind=Job" if is_job else "/v1, Kind=Pod"
-            jf = {"namespace": ns if is_job else f"group/{ns}", "name": sw.spec.name}
+            jf = {lv.KEY_NAMESPACE: ns if is_job else f"group/{ns}", lv.KEY_NAME: sw.spec.name}
 
-            def rid(tag: str) -> str:
-                return uid("reconcile", tag, key, f"{t:.6f}")
+            def job_fields(tag: str) -> dict:
+                return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, key, f"{t:.6f}"), lv.KEY_JOB: job,
+                        lv.KEY_GVK: gvk}
             if event == "created":
-                self.line(t + 0.03, 2, "workload-reconciler", "core/workload_controller.go:1203",
-                          "Workload create event", workload=wref, queue=sw.spec.queue, status="pending")
-                self.line(t + 0.05, 3, logger, "jobframework/reconciler.go:607",
-                          "Job is suspended and workload not yet admitted by a clusterQueue, nothing to do",
-                          **jf, reconcileID=rid("susp"), job=job, gvk=gvk)
+                self.line(t + 0.03, 2, "workload-reconciler", "core/workload_controller.go:1203", lv.MSG_WORKLOAD_CREATE,
+                          {lv.KEY_WORKLOAD: wref, lv.KEY_QUEUE: sw.spec.queue, lv.KEY_STATUS: "pending"})
+                self.line(t + 0.05, 3, logger, "jobframework/reconciler.go:607", lv.MSG_JOB_SUSPENDED,
+                          job_fields("susp"))
             elif event == "released":
-                self.line(t, 2, logger, "jobframework/reconciler.go:583", "Job admitted, unsuspending", **jf,
-                          reconcileID=rid("rel"), job=job, gvk=gvk)
+                self.line(t, 2, logger, "jobframework/reconciler.go:583", lv.MSG_JOB_UNSUSPENDING, job_fields("rel"))
                 if not is_job:
                     for i in range(sw.spec.pods):
-                        self.line(t + 0.004 + i * 0.0001, 3, logger, "pod/pod_controller.go:310",
-                                  "Starting pod in group", **jf, reconcileID=rid(f"start{i}"), job=job, gvk=gvk,
-                                  podInGroup={"name": f"{sw.spec.name}-{i}", "namespace": ns})
+                        self.line(t + 0.004 + i * 0.0001, 3, logger, "pod/pod_controller.go:310", lv.MSG_STARTING_POD,
+                                  {**job_fields(f"start{i}"),
+                                   lv.KEY_POD_IN_GROUP: {lv.KEY_NAME: f"{sw.spec.name}-{i}", lv.KEY_NAMESPACE: ns}})
             elif event == "preempted":
-                self.line(t + 0.02, 3, logger, "jobframework/reconciler.go:443",
-                          "Handling a job with evicted condition", **jf, reconcileID=rid("ev"), job=job, gvk=gvk)
+                self.line(t + 0.02, 3, logger, "jobframework/reconciler.go:443", lv.MSG_JOB_EVICTED, job_fields("ev"))
             elif event == "finished":
-                self.line(t + 0.01, 2, "workload-reconciler", "core/workload_controller.go:1289",
-                          "Workload update event", workload=wref, queue=sw.spec.queue, status="finished",
-                          prevStatus="admitted", clusterQueue=f.get("clusterQueue", ""))
+                self.line(t + 0.01, 2, "workload-reconciler", "core/workload_controller.go:1289", lv.MSG_WORKLOAD_UPDATE,
+                          {lv.KEY_WORKLOAD: wref, lv.KEY_QUEUE: sw.spec.queue, lv.KEY_STATUS: "finished",
+                           lv.KEY_PREV_STATUS: "admitted", lv.KEY_CLUSTER_QUEUE: f.get("clusterQueue", "")})
 
 
 def _usage_of(f: dict) -> dict:
