@@ -213,8 +213,13 @@ _REQUEUED_LINE = re.compile(_HEAD + _FREQUENT[_REQUEUED] + _TAG + _WLCQ
                             + _k(KEY_QUEUE) + _NAME + rb'"' + _S + rb'"(?:' + _k(KEY_NAMESPACE) + rb'"' + _S + rb'")?\}'
                             + _k(KEY_REQUEUE_REASON) + rb'"(' + _S + rb')"' + _k(KEY_ADDED) + rb'(?:true|false)'
                             + _k(KEY_STATUS) + rb'"(' + _S + rb')"\}')
+# The scheduler's per-workload keys (the preemptor's workload, ClusterQueue and cohorts) may come
+# before the targets; the evidence does not use them, so they are matched, not captured.
+_PER_WORKLOAD = (rb'(?:' + _k(KEY_WORKLOAD) + _NAME + rb'"' + _S + rb'"' + _k(KEY_NAMESPACE) + rb'"' + _S + rb'"\}'
+                 + _k(KEY_CLUSTER_QUEUE) + _NAME + rb'"' + _S + rb'"\}' + _COHORT + rb')?')
 _ONGOING_LINE = re.compile(_HEAD + rb'(?:' + _FREQUENT[_ONGOING] + b"|" + _FREQUENT[_ALREADY] + rb')' + _TAG
-                           + _k(KEY_TARGET_WORKLOAD) + _REF + _k(KEY_PREEMPTING_WORKLOAD) + _REF + rb'\}')
+                           + _PER_WORKLOAD + _k(KEY_TARGET_WORKLOAD) + _REF + _k(KEY_PREEMPTING_WORKLOAD) + _REF
+                           + rb'\}')
 # decode_json reads an evaluation only up to its V(4) nominatedAssignment, so only that head
 # needs the strict shape; the extras after it are cut out exactly as decode_json does.
 _EVALUATED_HEAD = re.compile(_HEAD + _FREQUENT[_EVALUATED] + _TAG + _WLCQ
