@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Optional
 
-from ..kueue.constants import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
-                               IN_COHORT_RECLAMATION)
+from ..kueue.constants import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,  # noqa: F401  (fairsharing's too)
+                               IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION)
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode

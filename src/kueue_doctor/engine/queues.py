@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Optional
 
-from ..kueue.logvocab import (REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION,
+from ..kueue.logvocab import (REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION,  # noqa: F401
                               REQUEUE_GENERIC as GENERIC, REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH,
                               REQUEUE_NO_FIT as NO_FIT, REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION,
                               REQUEUE_PREEMPTION_FAILED as PREEMPTION_FAILED,

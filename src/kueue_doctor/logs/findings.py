@@ -123,7 +123,8 @@ def head_of_line(ev: Evidence) -> list[Finding]:
     for cq, q in sorted(ev.queues.items()):
         for wl, h in q.heads.items():
             span = (h.last - h.first) if h.first is not None and h.last is not None else 0
-            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED):
+            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN \
+                    and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED):
                 out.append((cq, wl, h))
     if not out:
         return []

@@ -68,8 +68,8 @@ _STARTING_MANAGER = MSG_STARTING_MANAGER.lower()    # controller-runtime has wri
 # The label a head skipped in its cycle gets instead of a requeue reason: it waits on another
 # head's preemption, it is not a head that cannot fit.
 SKIPPED = STATUS_SKIPPED
-_DURATION = key(KEY_DURATION)
-_DURATION_LEN = len(_DURATION)
+_DURATION_KEY = key(KEY_DURATION)
+_DURATION_LEN = len(_DURATION_KEY)
 EXAMPLES = 3
 TIMES_CAP = 100_000
 
@@ -78,7 +78,7 @@ def cycle_duration(line: bytes) -> float | None:
     """The one line every cycle writes: only its duration is needed, so it is not decoded."""
     if CYCLE_KEY not in line:
         return None
-    p = line.find(_DURATION)
+    p = line.find(_DURATION_KEY)
     if p < 0:
         return None
     q = line.find(b"}", p)

@@ -1,10 +1,10 @@
 """The Kueue controller log a simulated run would have written: zap JSON lines at V(5).
 
 Message strings and keys are kueue/logvocab.py's (shared/reference/kueue-signals.md §D), the
-ones the log scanner reads; the line shape (level, ts, logger, caller, msg, then fields) follows the gathered examples in
-shared/examples/incidents/. The simulator does not re-run a cycle whose result cannot change,
-but Kueue does: a head re-queued with PendingPreemption, or skipped after nomination, is
-retried at once, every few milliseconds. Like the examples, this log keeps one such retry
+ones the log scanner reads; the line shape (level, ts, logger, caller, msg, then fields)
+follows the gathered examples in shared/examples/incidents/. The simulator does not re-run a
+cycle whose result cannot change, but Kueue does: a head re-queued with PendingPreemption, or
+skipped after nomination, is retried at once, every few milliseconds. Like the examples, this log keeps one such retry
 every several seconds (``RETRY_EVERY`` with a deterministic jitter).
 """
 from __future__ import annotations
@@ -359,8 +359,9 @@ class ZapLog:
                     else lv.REQUEUE_GENERIC_LOGGED
             self.line(now, 2, "scheduler", "scheduler/scheduler.go:1017", lv.MSG_REQUEUED,
                       {**sc, lv.KEY_WORKLOAD: workload_ref(sim, f["workload"]),
-                       lv.KEY_CLUSTER_QUEUE: self.cq_ref(f["clusterQueue"]), lv.KEY_QUEUE: self.local_queue(f["workload"]),
-                       lv.KEY_REQUEUE_REASON: reason, lv.KEY_ADDED: True, lv.KEY_STATUS: status})
+                       lv.KEY_CLUSTER_QUEUE: self.cq_ref(f["clusterQueue"]),
+                       lv.KEY_QUEUE: self.local_queue(f["workload"]), lv.KEY_REQUEUE_REASON: reason,
+                       lv.KEY_ADDED: True, lv.KEY_STATUS: status})
         if self.v017:
             self.line(now + 0.0001, 2, "scheduler", "scheduler/scheduler.go:358", lv.MSG_PROCESSING_DONE,
                       {**sc, lv.KEY_DURATION: round(now + 0.0001 - t, 9)})
@@ -463,7 +464,8 @@ class ZapLog:
                 return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, key, f"{t:.6f}"), lv.KEY_JOB: job,
                         lv.KEY_GVK: gvk}
             if event == "created":
-                self.line(t + 0.03, 2, "workload-reconciler", "core/workload_controller.go:1203", lv.MSG_WORKLOAD_CREATE,
+                self.line(t + 0.03, 2, "workload-reconciler", "core/workload_controller.go:1203",
+                          lv.MSG_WORKLOAD_CREATE,
                           {lv.KEY_WORKLOAD: wref, lv.KEY_QUEUE: sw.spec.queue, lv.KEY_STATUS: "pending"})
                 self.line(t + 0.05, 3, logger, "jobframework/reconciler.go:607", lv.MSG_JOB_SUSPENDED,
                           job_fields("susp"))
@@ -477,7 +479,8 @@ class ZapLog:
             elif event == "preempted":
                 self.line(t + 0.02, 3, logger, "jobframework/reconciler.go:443", lv.MSG_JOB_EVICTED, job_fields("ev"))
             elif event == "finished":
-                self.line(t + 0.01, 2, "workload-reconciler", "core/workload_controller.go:1289", lv.MSG_WORKLOAD_UPDATE,
+                self.line(t + 0.01, 2, "workload-reconciler", "core/workload_controller.go:1289",
+                          lv.MSG_WORKLOAD_UPDATE,
                           {lv.KEY_WORKLOAD: wref, lv.KEY_QUEUE: sw.spec.queue, lv.KEY_STATUS: "finished",
                            lv.KEY_PREV_STATUS: "admitted", lv.KEY_CLUSTER_QUEUE: f.get("clusterQueue", "")})
 
