@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 from ..api import objects as o
 from ..api.state import ClusterState
 from ..engine.workload import pod_requests
+from ..kueue.constants import FINISHED
 from .diagnose import Demand, ShapeFinding, diagnose
 from .policies import POLICIES
 from .shapes import GPU_MILLI, NodeShape, PodShape
@@ -130,7 +131,7 @@ def node_shapes(state: ClusterState) -> tuple[list[NodeShape], list[NodeShape], 
 
 
 def _is_pending(w: o.Workload) -> bool:
-    return w.active and w.status.admission is None and not w.is_true("Finished")
+    return w.active and w.status.admission is None and not w.is_true(FINISHED)
 
 
 def _flavor_options(cq: o.ClusterQueue, shape: PodShape) -> list[str]:
