@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import timedelta
 from typing import Optional
 
@@ -9,6 +10,10 @@ import click
 
 from ..errors import InputError
 from ..sim.scenario import duration
+
+
+EXIT_VIOLATION = 3
+EXIT_UNKNOWN = 4
 
 
 def parse_min_wait(text: str) -> timedelta:
@@ -41,6 +46,9 @@ def render_text(d) -> None:
                 t.add_row(v["clusterQueue"], r, q["nominal"], q["reserved"], q["pendingThatFits"],
                           str(len(v["pendingWorkloads"])), v["since"] or "-")
         console.print(t)
+    elif j["verdict"] == "unknown":
+        console.print(f"[yellow]Guarantee violations: unknown[/yellow] - {j['steps'][0]['summary']}",
+                      highlight=False, soft_wrap=True)
     else:
         console.print("[green]No guarantee violation.[/green]")
     for s in j["steps"]:
@@ -79,11 +87,25 @@ def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Opti
     from ..doctor.diagnose import diagnose
     snap = load_source(folder, kubeconfig, kube_context)
     d = diagnose(snap, parse_min_wait(min_wait))
+    emit(d, fmt, output)
+    sys.exit(exit_status(d))
+
+
+def exit_status(d) -> int:
+    """0 no violation, 3 a guarantee violation, 4 cannot tell (docs/doctor.md, "Exit status")."""
+    from ..doctor.findings import Verdict
+    if d.verdict is Verdict.UNKNOWN:
+        click.echo(f"kueue-doctor diagnose: {d.steps[0].summary}", err=True)
+        return EXIT_UNKNOWN
+    return EXIT_VIOLATION if d.verdict is Verdict.VIOLATION else 0
+
+
+def emit(d, fmt: str, output: Optional[str]) -> None:
     if fmt == "json":
         text = json.dumps(d.to_json(), indent=2)
     elif fmt == "html":
         from ..report.doctor_html import render
-        text = render(d.to_json())
+        text = render(d)
     else:
         render_text(d)
         return

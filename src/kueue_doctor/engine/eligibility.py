@@ -99,3 +99,8 @@ def allowed_flavors(wi: WorkloadInfo, config: EngineConfig) -> Optional[set[str]
     if not config.gate("ConcurrentAdmission") or allowed is None:
         return None
     return {f.strip() for f in allowed.split(",") if f.strip()}
+
+
+def ignores_undeclared(config: EngineConfig) -> bool:
+    """QuotaCheckStrategy IgnoreUndeclared: resources no resource group covers are not checked."""
+    return config.gate("QuotaCheckStrategy") and config.quota_check_strategy == "IgnoreUndeclared"

@@ -17,7 +17,7 @@ from .assignment import (BEST, EXCEEDS_MAX_QUOTA, NO_FIT, NO_MATCHING_FLAVOR, P_
                          WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
                          is_preferred, most_severe)
 from .config import EngineConfig
-from .eligibility import allowed_flavors, flavor_problem
+from .eligibility import allowed_flavors, flavor_problem, ignores_undeclared
 from .quota import FR
 from .snapshot import ClusterQueueSnapshot
 from .workload import PodSetRequests, WorkloadInfo
@@ -51,7 +51,7 @@ class FlavorAssigner:
         self.allowed_flavors = allowed_flavors(wi, config)
 
     def ignore_undeclared(self) -> bool:
-        return self.config.gate("QuotaCheckStrategy") and self.config.quota_check_strategy == "IgnoreUndeclared"
+        return ignores_undeclared(self.config)
 
     def assign(self, counts: Optional[list[int]] = None) -> Assignment:
         wi, cq = self.wi, self.cq

@@ -98,6 +98,11 @@ class ClusterQueueQueue:
     def active(self) -> list[WorkloadInfo]:
         return [e[-1] for e in sorted(self._entries.values())]
 
+    def pending_in_order(self) -> list[WorkloadInfo]:
+        """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
+        would pop them if all were requeued now (the order the guarantee takes work in)."""
+        return sorted([e[-1] for e in self._entries.values()] + list(self.inadmissible.values()), key=self._key)
+
     def __contains__(self, key: str) -> bool:
         return key in self._entries or key in self.inadmissible
 
@@ -126,6 +131,10 @@ class QueueManager:
     def add_cluster_queue(self, name: str, strategy: str) -> None:
         if name not in self.queues:
             self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
+
+    def pending_in_order(self, cq_name: str) -> list[WorkloadInfo]:
+        q = self.queues.get(cq_name)
+        return q.pending_in_order() if q is not None else []
 
     def cluster_queue_for(self, wi: WorkloadInfo) -> Optional[str]:
         return self.local_queues.get((wi.namespace, wi.queue_name))

@@ -81,7 +81,7 @@ class WorkloadInfo:
 
     __slots__ = ("obj", "key", "namespace", "name", "uid", "priority", "creation", "pod_sets",
                  "cluster_queue", "usage", "_evicted", "_reserved_at", "queue_name", "cand_key",
-                 "_order_ts", "last_assignment", "preempted_reason", "eviction_reason", "extra")
+                 "_order_ts", "last_assignment", "preempted_reason", "eviction_reason")
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction"):
         self.obj = obj
@@ -104,7 +104,6 @@ class WorkloadInfo:
         self.last_assignment = None
         self.preempted_reason = ""
         self.eviction_reason = ""
-        self.extra: dict = {}
 
     # CandidatesOrdering without the "same ClusterQueue" term, kept precomputed because
     # preemption sorts thousands of candidates per cycle: evicted first, lower priority,

@@ -5,7 +5,8 @@ from collections import defaultdict
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from ..guarantee import evaluate
+from ..guarantee import Evaluator
+from .observe import observations
 
 if TYPE_CHECKING:  # pragma: no cover
     from .simulator import SimWorkload, Simulator
@@ -29,6 +30,7 @@ class Recorder:
         self.last_sample: float | None = None
         self.last_violated: dict[str, bool] = {}
         self._primary_cache: dict[str, tuple[str, int]] = {}
+        self.evaluator: Evaluator | None = None
         self.usage_level: dict[str, float] = defaultdict(float)
         self.usage_area: dict[str, float] = defaultdict(float)
         self.usage_t: dict[str, float] = {}
@@ -102,17 +104,11 @@ class Recorder:
             return
         self.last_sample = t
         now = sim.dt(t)
-        min_wait = timedelta(seconds=sim.settings.min_wait)
-        not_running = defaultdict(list)
-        for sw in sim.workloads.values():
-            if sw.state == "reserved" and sw.cluster_queue:
-                wi = sim.model.snapshot.cluster_queues[sw.cluster_queue].workloads.get(sw.key)
-                if wi is not None:
-                    not_running[sw.cluster_queue].append((wi, sim.dt(sw.waiting_since)))
-        for name, cq in sim.model.snapshot.cluster_queues.items():
-            q = sim.model.queues.queues.get(name)
-            pending = q.active() + list(q.inadmissible.values()) if q is not None and q.pending_count() else []
-            g = evaluate(cq, pending, now, min_wait, not_running.get(name, ()))
+        if self.evaluator is None:
+            self.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=sim.settings.min_wait))
+        for name, obs in observations(sim).items():
+            cq = obs.cluster_queue
+            g = self.evaluator.evaluate(obs, now)
             res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
             nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)

@@ -144,7 +144,6 @@ class Simulator:
         sw = SimWorkload(spec, key, wl, state=QUEUED, waiting_since=self.now)
         self.workloads[key] = sw
         wi = self.model.submit(wl)
-        wi.extra["waiting_since"] = self.dt(self.now)
         sw.cluster_queue = self.model.queues.cluster_queue_for(wi) or ""
         if sw.cluster_queue:
             self.recorder.queued_change(sw.cluster_queue, +1)
@@ -299,7 +298,6 @@ class Simulator:
         self.recorder.quota_released(sw)
         wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
         if wi is not None:
-            wi.extra["waiting_since"] = self.dt(self.now)
             self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
         self.request_cycle()
