@@ -52,7 +52,7 @@ def render_text(d) -> None:
     else:
         console.print("[green]No guarantee violation.[/green]")
     for s in j["steps"]:
-        color = {"pass": "green", "fail": "red", "unknown": "yellow"}[s["status"]]
+        color = {"pass": "green", "fail": "red", "unknown": "yellow", "skipped": "dim"}[s["status"]]
         console.print(f"[{color}]{s['step']}. {s['name']}: {s['status'].upper()}[/{color}] - {s['summary']}")
         for e in s["evidence"][:8]:
             console.print(f"     {e}", highlight=False, soft_wrap=True)

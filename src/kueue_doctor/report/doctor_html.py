@@ -10,7 +10,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;m
 td.nw{white-space:nowrap}
 h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0} td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
-.pass{color:#1a7f37}.fail{color:#cf222e}.unknown{color:#9a6700}
+.pass{color:#1a7f37}.fail{color:#cf222e}.unknown{color:#9a6700}.skipped{color:#666}
 .bar{position:relative;height:14px;width:360px;background:#f3f3f3;border:1px solid #ccc}
 .bar span{position:absolute;top:0;height:14px}
 .used{background:#5b8def}.fits{background:#f2a43a;opacity:.85}

@@ -12,6 +12,7 @@ def missing_evidence(facts: Facts) -> str:
     """Why step 1 cannot decide, or "" when it saw what could show a violation."""
     r = facts.read
     forbidden = [k for k in ("ClusterQueue", "Workload", "LocalQueue") if r.failed(k)]
+    forbidden += [k for k in r.failed_kinds if "Kueue API" in k or "kueue.x-k8s.io" in k]
     if forbidden:
         return f"{', '.join(forbidden)} could not be read (see collectionGaps): {COLLECT_KUEUE} with read access"
     if r.kueue_objects == 0:
