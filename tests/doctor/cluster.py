@@ -83,3 +83,15 @@ def write_folder(root: Path, objects: list[dict[str, Any]], collected_at: Option
     if collected_at is not None:
         (root / "manifest.json").write_text(json.dumps({"collectedAt": collected_at, "failed": failed or []}))
     return root
+
+
+def pod(ns: str, name: str, workload_name: str, gpus: int, node_name: str = "", phase: str = "Running",
+        resource: str = "nvidia.com/gpu") -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "main", "image": "train:1",
+                                            "resources": {"requests": {resource: str(gpus)}}}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"namespace": ns, "name": name, "creationTimestamp": EARLIER,
+                         "annotations": {"kueue.x-k8s.io/workload": workload_name}},
+            "spec": spec, "status": {"phase": phase}}

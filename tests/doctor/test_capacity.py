@@ -10,7 +10,7 @@ from kueue_doctor.api import load_documents
 from kueue_doctor.api.state import ClusterState
 from kueue_doctor.doctor.capacity import (NO_NODES_REASON, CapacityReport, CapacityStatus, FlavorCapacity,
                                           NodeState, QuotaKind, capacity_facts, quota_misconfiguration_causes)
-from kueue_doctor.doctor.findings import CAUSES
+from kueue_doctor.doctor.findings import CauseId
 from kueue_doctor.sources.snapshot import load_folder
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
@@ -126,7 +126,7 @@ def test_not_ready_node_leaves_the_quota_uncovered() -> None:
     assert fc.not_ready_nodes == ("n2",) and fc.ready_nodes == ("n1",)
     assert fc.reserved_total == 8 and fc.binding
     [cause] = quota_misconfiguration_causes(report)
-    assert cause.id == "quota-misconfiguration" and cause.id in CAUSES
+    assert cause.id == "quota-misconfiguration" and cause.id in set(CauseId)
     assert cause.confidence == "high" and cause.cluster_queues == ["team-a"]
     assert "a100" in cause.summary and "16" in cause.summary and " 8" in cause.summary
     assert any("node n2 is NotReady" in e for e in cause.evidence)

@@ -66,6 +66,9 @@ def render_text(d) -> None:
             console.print(f"   - {e}", highlight=False, soft_wrap=True)
         if c["remedy"]:
             console.print(f"   [italic]Remedy:[/italic] {c['remedy']}", soft_wrap=True)
+    for w in j.get("warnings", []):
+        console.print(f"[yellow]Warning: {w['id']}[/yellow] ({w['confidence']} confidence) {w['summary']}",
+                      soft_wrap=True, highlight=False)
     for n in j["releaseNotes"]:
         console.print(f"[yellow]Note:[/yellow] {n}", soft_wrap=True)
     for n in j.get("collectionGaps", []):

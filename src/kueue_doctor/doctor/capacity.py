@@ -70,9 +70,9 @@ from ..engine.config import EngineConfig
 from ..engine.eligibility import tolerates
 from ..engine.quota import FR
 from ..engine.snapshot import Snapshot, build_snapshot, inactive_reason, quotas_of
-from .findings import Cause
+from .findings import Cause, CauseId, Confidence
 
-CAUSE_ID = "quota-misconfiguration"
+CAUSE_ID = CauseId.QUOTA_MISCONFIGURATION
 NO_NODES_REASON = "no Nodes read: collect `kubectl get nodes -o yaml`"
 # Overlap groups up to this many flavors are checked on every connected subset (2**12 subsets).
 MAX_EXHAUSTIVE = 12
@@ -527,7 +527,7 @@ def _flavor_cause(fc: FlavorCapacity) -> Cause:
     evidence = _quota_lines(fc) + _node_lines(fc)
     evidence.append(f"reserved now on {fc.flavor}: {_amt(r, fc.reserved_total)} {r}")
     evidence += [f"doubt: {d}" for d in doubts]
-    return Cause(CAUSE_ID, confidence, queues, [], summary, evidence, _remedy(fc))
+    return Cause(CAUSE_ID, Confidence(confidence), queues, [], summary, evidence, _remedy(fc))
 
 
 def _remedy(fc: FlavorCapacity) -> str:
@@ -577,4 +577,5 @@ def _overlap_cause(x: OverlapCapacity, facts: list[FlavorCapacity]) -> Cause:
     evidence += [f"doubt: {d}" for d in doubts]
     remedy = (f"Make the nodeLabels of {names} select disjoint nodes (the usual intent), or lower their nominal "
               f"quotas for {r} by {_amt(r, x.shortfall)} in total, or add nodes.")
-    return Cause(CAUSE_ID, "low" if latent else _confidence(len(doubts)), queues, [], summary, evidence, remedy)
+    return Cause(CAUSE_ID, Confidence("low" if latent else _confidence(len(doubts))), queues, [], summary, evidence,
+                 remedy)

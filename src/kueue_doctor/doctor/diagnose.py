@@ -13,7 +13,8 @@ from .causes.logs import log_causes
 from .causes.queues import queue_causes
 from .causes.rank import rank
 from .facts import Facts
-from .findings import Cause, Step, StepStatus, Verdict, Violation
+from .capacity import quota_misconfiguration_causes
+from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
 from .releases import release_notes
 from .steps.fragmentation import step2
@@ -35,6 +36,7 @@ class Diagnosis:
     steps: list[Step]
     causes: list[Cause]
     notes: list[str] = field(default_factory=list)
+    warnings: list[Cause] = field(default_factory=list)   # findings that explain no current violation
 
     @property
     def verdict(self) -> Verdict:
@@ -55,6 +57,7 @@ class Diagnosis:
                 "violations": [violation_json(v) for v in self.violations],
                 "steps": [s.to_json() for s in self.steps],
                 "causes": [c.to_json() for c in self.causes],
+                "warnings": [c.to_json() for c in self.warnings],
                 "releaseNotes": self.notes,
                 "read": dict(f.read.objects, logFiles=f.read.log_files, logLines=f.read.log_lines),
                 "collectionGaps": list(f.collection_gaps)}
@@ -91,6 +94,12 @@ def diagnose_facts(facts: Facts) -> Diagnosis:
     s6, health = step6(facts)
     candidates = frag + release + health + queue_causes(facts, found) + drs_causes(facts, found)
     candidates += log_causes(facts, found)
+    # a guarantee that cannot be honoured is a cause only where it already holds work off the
+    # nodes; a latent one (low confidence) is a warning whatever the queues' state
+    misconfigured = quota_misconfiguration_causes(facts.capacity) if facts.capacity is not None else []
+    candidates += [c for c in misconfigured if c.confidence is not Confidence.LOW]
     causes = rank(candidates, found)
+    warnings = [c for c in misconfigured if c.confidence is Confidence.LOW or not found
+                or not any(q in {v.cluster_queue for v in found} for q in c.cluster_queues)]
     return Diagnosis(facts, found, [s1, s2, s3, s4, s5, s6], causes,
-                     release_notes(facts.release, facts.config.fair_sharing))
+                     release_notes(facts.release, facts.config.fair_sharing), warnings)

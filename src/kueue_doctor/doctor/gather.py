@@ -18,6 +18,7 @@ from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
 from ..sim.versions import behaviour, parse_version
 from ..sources.snapshot import Snapshot, latest_timestamp, utc
+from .capacity import capacity_facts
 from .facts import (CohortFacts, ControllerHealth, Facts, HeadFacts, NodeHealth, NotReleased, PreemptionTarget,
                     QueueFacts, ReadCounts, VictimFacts, WorkloadFacts, WorkloadState)
 
@@ -263,7 +264,7 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: Optional[datetime] = N
                         logs.parsed if logs is not None else 0, failed_kinds(snap.manifest), timed),
         workloads=workloads, queues=queues, cohorts=cohorts, victims=tuple(find_victims(state, workloads, now)),
         nodes=node_health(state), controller=controller_health(state), logs=logs, log_files=tuple(snap.log_files),
-        capacity=None, collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest)
+        capacity=capacity_facts(state, esnap), collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest)
     heap.settle()
     return facts
 

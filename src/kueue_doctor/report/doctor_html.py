@@ -72,6 +72,10 @@ def render(diagnosis) -> str:
                                                                       for e in s["evidence"][:20]) + "</ul>"
                                                        if s["evidence"] else "") + "</td></tr>")
     out.append("</table>")
+    if d.get("warnings"):
+        out.append("<h2>Warnings</h2><ul>" + "".join(
+            f"<li><b>{escape(w['id'])}</b> ({escape(w['confidence'])}): {escape(w['summary'])}</li>"
+            for w in d["warnings"]) + "</ul>")
     if d.get("releaseNotes"):
         out.append("<h2>Release notes</h2><ul>" + "".join(f"<li>{escape(n)}</li>" for n in d["releaseNotes"]) + "</ul>")
     out.append("</body></html>")
