@@ -95,3 +95,22 @@ def pod(ns: str, name: str, workload_name: str, gpus: int, node_name: str = "", 
             "metadata": {"namespace": ns, "name": name, "creationTimestamp": EARLIER,
                          "annotations": {"kueue.x-k8s.io/workload": workload_name}},
             "spec": spec, "status": {"phase": phase}}
+
+
+def facts_of(root: Path, objects: list[dict[str, Any]], log: Optional[str] = None, **kw: Any) -> Any:
+    """The doctor's facts of a folder written from ``objects`` (and a controller log)."""
+    from datetime import timedelta
+
+    from kueue_doctor.doctor.diagnose import scan_logs
+    from kueue_doctor.doctor.gather import build_facts
+    from kueue_doctor.sources.snapshot import load_folder
+    folder = write_folder(root, objects, **kw)
+    if log is not None:
+        (folder / "kueue-controller-manager.log").write_text(log)
+    snap = load_folder(str(folder))
+    return build_facts(snap, timedelta(minutes=5), None, scan_logs(snap))
+
+
+def condition(obj: dict[str, Any], ctype: str, status: str, at: str, reason: str = "", message: str = "") -> None:
+    obj.setdefault("status", {}).setdefault("conditions", []).append(
+        {"type": ctype, "status": status, "reason": reason or ctype, "message": message, "lastTransitionTime": at})
