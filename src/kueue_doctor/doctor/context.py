@@ -12,7 +12,9 @@ from ..api.state import ClusterState
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.workload import WorkloadInfo
-from ..sim.versions import KueueBehaviour, behaviour, parse_version
+from ..kueue.releases import KueueRelease as KueueBehaviour
+from ..kueue.releases import release_for as behaviour
+from ..kueue.version import parse_version
 from ..sources.snapshot import Snapshot, latest_timestamp, utc
 
 ADMISSION_GATE = "kueue.x-k8s.io/admission"

@@ -5,10 +5,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ..guarantee import DEFAULT_MIN_WAIT
+from ..kueue.bugs import release_notes
 from ..sources.snapshot import Snapshot
 from .context import Context, build_context
 from .findings import CONFIDENCE_RANK, Cause, Step, Violation
-from .releases import release_notes
 from .steps import queue_causes, step2, step3, step4, step5, step6
 from .violations import step1
 

@@ -9,11 +9,11 @@ from typing import Optional
 from ..engine.assignment import FIT, MODE_NAMES
 from ..engine.drs import dominant_resource_share
 from ..engine.preemption import Preemptor
-from ..engine.config import DRS_EXACT
 from ..guarantee import QueueGuarantee
+from ..kueue.bugs import affected, bug
+from ..kueue.releases import DRS_EXACT
 from .context import Context
 from .findings import FAIL, PASS, Cause, Step, Violation
-from .releases import affected, bug
 from .violations import pending_in_order, queue_snapshots
 
 PREEMPTOR_PATH = re.compile(r"preemptor path: (\S+?);")
