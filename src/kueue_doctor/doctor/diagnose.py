@@ -16,7 +16,7 @@ from .facts import Facts
 from .capacity import quota_misconfiguration_causes
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
-from .releases import release_notes
+from ..kueue.bugs import release_notes
 from .steps.fragmentation import step2
 from .steps.guarantee import missing_evidence, step1, violations
 from .steps.health import step6

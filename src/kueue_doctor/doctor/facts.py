@@ -13,9 +13,9 @@ from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.quota import FR
 from ..guarantee import QueueGuarantee
+from ..kueue.releases import KueueRelease
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..sim.versions import KueueBehaviour as KueueRelease
     from ..logs.report import LogReport
     from .capacity import CapacityReport
 

@@ -16,7 +16,8 @@ from ..engine.model import AdmissionModel
 from ..engine.preemption import Preemptor
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
-from ..sim.versions import behaviour, parse_version
+from ..kueue.releases import release_for
+from ..kueue.version import parse_version
 from ..sources.snapshot import Snapshot, latest_timestamp, utc
 from .capacity import capacity_facts
 from .facts import (CohortFacts, ControllerHealth, Facts, HeadFacts, NodeHealth, NotReleased, PreemptionTarget,
@@ -152,7 +153,7 @@ def release_of(state: ClusterState) -> tuple[Optional[str], Any, dict[str, bool]
     if version:
         try:
             parse_version(version)
-            release = behaviour(version, gates)
+            release = release_for(version, gates)
         except Exception:  # an unparsable tag (a dev build): use the engine's defaults
             release = None
     return version, release, gates

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Iterator, Optional
 
-from .config import DRS_EXACT, LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
+from ..kueue.releases import DrsMode
+from .config import LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
 from .drs import DRS, compare_drs, dominant_resource_share
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot
@@ -40,7 +41,7 @@ class TargetOrdering:
         return dominant_resource_share(node, None, self.pre.config.drs_mode)
 
     def borrowing(self, d: DRS) -> bool:
-        return d.borrowing if self.pre.config.drs_mode == DRS_EXACT else not d.is_zero()
+        return d.borrowing if self.pre.config.drs_mode == DrsMode.EXACT else not d.is_zero()
 
     def drop(self, name: str) -> None:
         self.pruned.add(id(self.pre.snapshot.cluster_queues[name].node))

@@ -20,11 +20,11 @@ from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..errors import InputError
+from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .scenario import JOB, POD_GROUP, Scenario, WorkloadSpec
-from .versions import KueueBehaviour, behaviour
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -56,7 +56,7 @@ class SimWorkload:
 class Simulator:
     def __init__(self, scn: Scenario, progress: Optional[Callable[[float], None]] = None):
         self.scn = scn
-        self.kueue: KueueBehaviour = behaviour(scn.version, scn.gates)
+        self.kueue: KueueRelease = release_for(scn.version, scn.gates)
         cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode)
         if scn.fair_sharing is not None:
             cfg.fair_sharing = True

@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import Optional
 
 from ..api.quantity import Quantity, format_amount
-from ..engine.config import DRS_EXACT
 from ..engine.drs import dominant_resource_share
 from ..engine.preemption import HUMAN_REASONS
 from ..engine.snapshot import build_snapshot
+from ..kueue.releases import DrsMode
 from .scenario import JOB
 
 RETRY_EVERY = 14.0      # median spacing of kept retries in the gathered examples
@@ -207,7 +207,7 @@ class Replay:
 
 def drs_text(sim, drs) -> str:
     """How the release prints a share: integers before #6925, decimals after."""
-    if sim.kueue.drs_mode != DRS_EXACT:
+    if sim.kueue.drs_mode != DrsMode.EXACT:
         return str(drs.rounded())
     p = drs.precise()
     return "+Inf" if p == float("inf") else f"{p:.3f}"

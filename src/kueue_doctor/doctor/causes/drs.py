@@ -2,11 +2,11 @@
 release's arithmetic, so fair-sharing preemption never picks them."""
 from __future__ import annotations
 
-from ...engine.config import DRS_EXACT
+from ...kueue.releases import DrsMode
 from ...engine.drs import dominant_resource_share
 from ..facts import Facts
 from ..findings import Cause, CauseId, Confidence, Violation
-from ..releases import affected, bug
+from ...kueue.bugs import affected, bug
 from .queues import release_evidence
 
 
@@ -29,7 +29,7 @@ def drs_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
                 continue
             legacy = dominant_resource_share(other.node, None, mode)
             status_share = other.obj.status.weighted_share
-            if (mode != DRS_EXACT and legacy.is_zero()) or status_share == 0:
+            if (mode != DrsMode.EXACT and legacy.is_zero()) or status_share == 0:
                 zero.append((other.name, legacy, status_share))
         if zero:
             aff = affected(facts.release, "drs-rounding")

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from ..facts import Facts, QueueFacts
 from ..findings import Cause, CauseId, Confidence, Violation
-from ..releases import affected, bug
+from ...kueue.bugs import affected, bug
 from ..steps.words import minutes
 
 SLOW_RELEASE_HELD = timedelta(minutes=1)
