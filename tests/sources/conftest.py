@@ -4,12 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import SHARED
+
 from .fakeapi import FakeAPI
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "examples" / "incidents"
-if not SHARED.is_dir():  # CI lays shared/ beside the clone
-    SHARED = Path("/work/shared/examples/incidents")
-INCIDENT = next(iter(sorted(SHARED.glob("01-*"))), None)
+INCIDENT = next(iter(sorted((SHARED / "examples" / "incidents").glob("01-*"))), None)
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from exporter_helpers import INCIDENTS
+from tests.paths import INCIDENTS
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,8 @@
-"""Shared by the exporter tests: scrape a source the way Prometheus would."""
+"""Shared by the metrics tests: scrape a source the way Prometheus would."""
 from __future__ import annotations
-
-from datetime import timedelta
-from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
-
-ROOT = Path(__file__).resolve().parents[2]
-INCIDENTS = ROOT / "examples" / "incidents"
-SCENARIOS = ROOT / "src" / "kueue_doctor" / "data" / "incidents"
-
 
 def scrape(source) -> dict[str, dict[tuple, float]]:
     """Render a source through a real registry and parse the exposition text back, so the tests

@@ -3,17 +3,18 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from excerpts import admitted, line, ts, zombie_cycles
 
 from kueue_doctor.cli import cli
 from kueue_doctor.logs import scan
 from kueue_doctor.logs.timeparse import parse_bound, parse_ts
+from tests.paths import SHARED
 
-EXAMPLES = Path("/work/shared/examples/incidents")
+from .excerpts import admitted, line, ts, zombie_cycles
+
+EXAMPLES = SHARED / "examples" / "incidents"
 
 
 def test_garbage_truncated_blank_and_long_lines_are_counted_not_fatal():

@@ -1,4 +1,4 @@
-"""One test per upstream conformance case (tests/conformance, copied from shared/conformance)."""
+"""One test per upstream conformance case (the case files beside this one, copied from shared/conformance)."""
 from pathlib import Path
 
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from kueue_doctor.conformance.runner import FAILED, SKIPPED, run_file
 from kueue_doctor.conformance.scenario import scenario_files
 
-CASES = scenario_files([Path(__file__).parent / "conformance"])
+CASES = scenario_files([Path(__file__).resolve().parent])
 
 
 @pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 from kueue_doctor.errors import InputError
+from tests.paths import TESTS
 
-BROKEN = Path(__file__).parent / "broken"
+BROKEN = TESTS / "broken"
 CQ_QUOTA = "ClusterQueue/team-a: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: Invalid value: "
 
 # file -> substrings the one error line must contain (object reference, field, problem).

@@ -1,19 +1,18 @@
 """Kueue's own scheduler performance-test config, replayed in simulation."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kueue_doctor.sim.scenario import load_scenario
 from kueue_doctor.sim.simulator import Simulator
+from tests.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "kueue-perf"
+PERF = SHARED / "data" / "kueue-perf"
 
 
-@pytest.mark.skipif(not (SHARED / "baseline-generator.yaml").exists(), reason="shared/ data not present")
+@pytest.mark.skipif(not (PERF / "baseline-generator.yaml").exists(), reason="shared/ data not present")
 def test_baseline_admits_everything_and_orders_classes_as_upstream():
-    sim = Simulator(load_scenario(str(SHARED / "baseline-generator.yaml"))).run()
+    sim = Simulator(load_scenario(str(PERF / "baseline-generator.yaml"))).run()
     s = sim.recorder.summary()
     assert s["workloads"] == {"created": 15000, "admitted": 15000, "finished": 15000, "preempted": s["workloads"]["preempted"]}
     t = {k: v["avgTimeToAdmissionMs"] for k, v in s["classes"].items()}

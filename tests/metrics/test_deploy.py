@@ -10,9 +10,9 @@ import subprocess
 import pytest
 import yaml
 
-from exporter_helpers import ROOT
+from tests.paths import REPO
 
-DEPLOY = ROOT / "deploy"
+DEPLOY = REPO / "deploy"
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(not PROMTOOL, reason="promtool not installed (Debian package `prometheus`)")
 

@@ -7,10 +7,8 @@ from pathlib import Path
 import pytest
 
 from kueue_doctor.api.load import load_documents, load_paths, object_files
+from tests.paths import REPO, SHARED
 
-REPO = Path(__file__).resolve().parent.parent
-# CI checks the shared material out next to the repository.
-SHARED = REPO.parent / "shared"
 ROOTS = [REPO / "tests", REPO / "examples"] + ([SHARED] if SHARED.is_dir() else [])
 
 

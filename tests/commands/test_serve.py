@@ -12,14 +12,14 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
 
-from exporter_helpers import INCIDENTS, ROOT, SCENARIOS
+from kueue_doctor.sim.incidents import incident_path
+from tests.paths import INCIDENTS, REPO
 
-DEPLOY = ROOT / "deploy"
+DEPLOY = REPO / "deploy"
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 needs_prometheus = pytest.mark.skipif(not PROMETHEUS, reason="prometheus not installed (Debian package `prometheus`)")
@@ -67,7 +67,7 @@ def get(url: str, timeout: float = 5) -> str:
 
 @pytest.fixture
 def sim_exporter():
-    p, host, port = start_serve("--simulate", str(SCENARIOS / "slow-preemption-release.yaml"),
+    p, host, port = start_serve("--simulate", str(incident_path("slow-preemption-release")),
                                 "--speed", "1000", "--refresh", "1s", "--listen", "127.0.0.1:0")
     yield host, port
     stop(p)

@@ -10,8 +10,10 @@ import pytest
 from kueue_doctor.doctor.findings import CauseId
 from kueue_doctor.errors import InputError
 from kueue_doctor.metrics.sources import FolderSource, LiveSource, SimSource
+from kueue_doctor.sim.incidents import incident_path
+from tests.paths import INCIDENTS
 
-from exporter_helpers import INCIDENTS, SCENARIOS, scrape, series
+from .helpers import scrape, series
 
 
 def test_head_of_line_incident_violation_only_in_perception(hol_source):
@@ -129,7 +131,7 @@ def test_live_source_missing_kubeconfig(tmp_path):
 
 
 def test_simulation_source_reports_team_a_and_the_victim():
-    src = SimSource(str(SCENARIOS / "slow-preemption-release.yaml"), timedelta(minutes=5), 30.0, 60.0)
+    src = SimSource(str(incident_path("slow-preemption-release")), timedelta(minutes=5), 30.0, 60.0)
     src.advance(20 * 60)   # team-b borrows everything; team-a has not arrived
     m = scrape(src)
     assert not any(series(m, "guarantee_violation").values())

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 from kueue_doctor.sources.kube_collect import KUEUE_POD_LABELS
+from tests.paths import REPO
 
 from .fakeapi import FakeAPI
 
@@ -229,7 +230,7 @@ def test_bad_input_is_one_line_exit_2(case, incident, tmp_path):
         assert not out.exists()
 
 
-RBAC = Path(__file__).resolve().parents[2] / "deploy" / "rbac.yaml"
+RBAC = REPO / "deploy" / "rbac.yaml"
 
 
 def cluster_role() -> dict:

@@ -10,8 +10,9 @@ from kueue_doctor.cli import cli
 from kueue_doctor.report.sim_html import violation_bands
 from kueue_doctor.report.svg import Series, line_chart, nice_ticks, thin
 from kueue_doctor.sim.incidents import incident_path
+from tests.paths import TESTS
 
-HERE = Path(__file__).parent
+OPENB_SAMPLE = TESTS / "sim" / "data" / "openb" / "openb_pod_list_sample.csv"
 
 
 def run_html(tmp_path: Path, scenario: str) -> str:
@@ -39,7 +40,7 @@ def test_report_has_a_chart_per_cluster_queue_and_nothing_external(tmp_path):
 def test_report_for_a_generated_trace_scenario(tmp_path):
     scn = tmp_path / "t.yaml"
     scn.write_text(f"kind: Simulation\nscheduler: {{sampleInterval: 1h}}\n"
-                   f"traces: [{{kind: openb, path: {HERE / 'data/openb/openb_pod_list_sample.csv'}, "
+                   f"traces: [{{kind: openb, path: {OPENB_SAMPLE}, "
                    f"clusterQueues: generate, nodes: generate, tenants: 2}}]\n")
     html = run_html(tmp_path, str(scn))
     assert html.count("<svg") == 2 and 'id="cq-tenant-0"' in html and 'id="cq-tenant-1"' in html

@@ -1,18 +1,14 @@
 """The fast Workload path builds exactly what the careful parser builds, or steps aside."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from kueue_doctor.api.fastparse import fast_pod, fast_workload
 from kueue_doctor.api.fields import Fields
 from kueue_doctor.api.load import decode_documents, raw_objects, read_text
 from kueue_doctor.api.parse import parse_pod, parse_workload
-
-ROOT = Path(__file__).resolve().parents[1]
-
+from tests.paths import REPO
 
 def dicts(kind: str):
-    for folder in (ROOT / "tests" / "conformance", ROOT / "examples"):
+    for folder in (REPO / "tests" / "conformance", REPO / "examples"):
         for path in sorted(folder.rglob("*.yaml")):
             if path.is_symlink() or "broken" in path.parts:
                 continue

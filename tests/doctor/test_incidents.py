@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = sorted(p for p in (ROOT / "examples" / "incidents").iterdir() if p.is_dir() and (p / "ANSWER.yaml").exists())
 
 
