@@ -1,8 +1,7 @@
-"""`kueue-doctor serve` as a process: a real Prometheus scrapes it; promtool checks the rules."""
+"""`kueue-doctor serve` as a process: a real Prometheus scrapes it (the rules it ships: tests/metrics/test_deploy.py)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
@@ -17,13 +16,10 @@ import pytest
 import yaml
 
 from kueue_doctor.sim.incidents import incident_path
-from tests.paths import INCIDENTS, REPO
+from tests.paths import INCIDENTS
 
-DEPLOY = REPO / "deploy"
 PROMETHEUS = shutil.which("prometheus")
-PROMTOOL = shutil.which("promtool")
 needs_prometheus = pytest.mark.skipif(not PROMETHEUS, reason="prometheus not installed (Debian package `prometheus`)")
-needs_promtool = pytest.mark.skipif(not PROMTOOL, reason="promtool not installed (Debian package `prometheus`)")
 LISTENING = re.compile(r"listening on http://(\S+):(\d+)/metrics")
 
 
@@ -139,32 +135,3 @@ def test_bad_input_is_one_line_exit_2(args, fragment):
                        timeout=30)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and fragment in p.stderr, p.stderr
-
-
-@needs_promtool
-def test_promtool_check_rules():
-    p = subprocess.run([PROMTOOL, "check", "rules", str(DEPLOY / "rules" / "kueue-doctor.rules.yaml")],
-                       capture_output=True, text=True, timeout=30)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "5 rules found" in p.stdout + p.stderr
-
-
-@needs_promtool
-def test_promtool_rule_unit_tests_fire_the_alerts():
-    p = subprocess.run([PROMTOOL, "test", "rules", str(DEPLOY / "prometheus-rules.test.yaml")],
-                       capture_output=True, text=True, timeout=30)
-    assert p.returncode == 0, p.stdout + p.stderr
-    tests = yaml.safe_load((DEPLOY / "prometheus-rules.test.yaml").read_text())
-    fired = {t["alertname"] for case in tests["tests"] for t in case["alert_rule_test"] if t["exp_alerts"]}
-    assert fired == {"KueueGuaranteeViolation", "KueueStuckPreemptionTarget", "KueueVictimsHoldingQuotaPastGrace",
-                     "KueueAdmittedNotReleased", "KueueDoctorStale"}
-
-
-def test_prometheus_rule_embeds_the_plain_rules():
-    plain = yaml.safe_load((DEPLOY / "rules" / "kueue-doctor.rules.yaml").read_text())
-    crd = yaml.safe_load((DEPLOY / "prometheus-rules.yaml").read_text())
-    assert crd["apiVersion"] == "monitoring.coreos.com/v1" and crd["kind"] == "PrometheusRule"
-    assert crd["spec"] == plain
-    for rule in plain["groups"][0]["rules"]:
-        assert {"summary", "description", "runbook"} <= set(rule["annotations"])
-        assert "kueue-doctor" in rule["annotations"]["runbook"]

@@ -1,4 +1,5 @@
-"""Reading: formats, garbage, long lines, chunk boundaries, windows, the CLI and the examples."""
+"""Reading: formats, garbage, long lines, chunk boundaries, windows, the CLI and the examples
+(the time formats themselves: tests/logs/test_timeparse.py)."""
 from __future__ import annotations
 
 import gzip
@@ -9,7 +10,7 @@ from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 from kueue_doctor.logs import scan
-from kueue_doctor.logs.timeparse import parse_bound, parse_ts
+from kueue_doctor.logs.timeparse import parse_ts
 from tests.paths import SHARED
 
 from .excerpts import admitted, line, ts, zombie_cycles
@@ -68,12 +69,6 @@ def test_since_and_until_keep_only_records_inside_the_window():
     assert target is not None and target.detail["targets"]["team-c/zombie"]["cycles"] == 13
     assert inside.lines == len(lines)  # counts cover everything read
     assert scan(lines, since=parse_ts(ts(50))).finding("stuck-preemption-target") is None
-
-
-def test_bounds_accept_times_and_durations():
-    assert parse_bound("2026-08-20T10:00:00Z", option="--since") == parse_ts(ts(0))
-    assert parse_bound("30m", option="--since", now=10_000.0) == 8_200.0
-    assert parse_ts("2026-08-20T12:00:00.5+02:00") == parse_ts(ts(0.5))
 
 
 def test_cli_json_shape_and_bad_input(tmp_path):

@@ -1,5 +1,7 @@
-"""The Grafana dashboard and the kube-state-metrics workaround: their PromQL is valid and the
-workaround counts exactly the workloads whose QuotaReserved and Admitted are both not True."""
+"""What deploy/ ships beside the exporter: the alert rules are valid, fire on their unit tests and are
+embedded unchanged in the PrometheusRule; the Grafana dashboard and the kube-state-metrics
+workaround are valid PromQL, and the workaround counts exactly the workloads whose QuotaReserved
+and Admitted are both not True."""
 from __future__ import annotations
 
 import json
@@ -75,3 +77,32 @@ def test_workaround_keeps_only_unreserved_unadmitted_workloads(tmp_path):
     p = subprocess.run([PROMTOOL, "test", "rules", str(tmp_path / "t.yaml")], capture_output=True, text=True,
                        timeout=30)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+@needs_promtool
+def test_promtool_check_rules():
+    p = subprocess.run([PROMTOOL, "check", "rules", str(DEPLOY / "rules" / "kueue-doctor.rules.yaml")],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "5 rules found" in p.stdout + p.stderr
+
+
+@needs_promtool
+def test_promtool_rule_unit_tests_fire_the_alerts():
+    p = subprocess.run([PROMTOOL, "test", "rules", str(DEPLOY / "prometheus-rules.test.yaml")],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    tests = yaml.safe_load((DEPLOY / "prometheus-rules.test.yaml").read_text())
+    fired = {t["alertname"] for case in tests["tests"] for t in case["alert_rule_test"] if t["exp_alerts"]}
+    assert fired == {"KueueGuaranteeViolation", "KueueStuckPreemptionTarget", "KueueVictimsHoldingQuotaPastGrace",
+                     "KueueAdmittedNotReleased", "KueueDoctorStale"}
+
+
+def test_prometheus_rule_embeds_the_plain_rules():
+    plain = yaml.safe_load((DEPLOY / "rules" / "kueue-doctor.rules.yaml").read_text())
+    crd = yaml.safe_load((DEPLOY / "prometheus-rules.yaml").read_text())
+    assert crd["apiVersion"] == "monitoring.coreos.com/v1" and crd["kind"] == "PrometheusRule"
+    assert crd["spec"] == plain
+    for rule in plain["groups"][0]["rules"]:
+        assert {"summary", "description", "runbook"} <= set(rule["annotations"])
+        assert "kueue-doctor" in rule["annotations"]["runbook"]

@@ -1,4 +1,4 @@
-"""The HTML report: one self-contained file with a chart per ClusterQueue."""
+"""The simulation's HTML report: one self-contained file with a chart per ClusterQueue."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,6 @@ from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 from kueue_doctor.report.sim_html import violation_bands
-from kueue_doctor.report.svg import Series, line_chart, nice_ticks, thin
 from kueue_doctor.sim.incidents import incident_path
 from tests.paths import TESTS
 
@@ -52,14 +51,3 @@ def test_violation_bands_merge_consecutive_samples():
             [120, 0, 8, 8, True]]
     # a violated sample holds until the next one; the last one has no length yet
     assert violation_bands(rows) == [(30, 90), (120, 120)]
-
-
-def test_chart_axis_covers_the_data_and_thinning_keeps_extremes():
-    ticks = nice_ticks(0, 64)
-    assert ticks[0] == 0 and ticks[-1] >= 64
-    pts = [(float(i), 1.0) for i in range(5000)]
-    pts[2500] = (2500.0, 99.0)
-    kept = thin(pts, 400)
-    assert len(kept) <= 410 and (2500.0, 99.0) in kept and kept[-1] == pts[-1]
-    svg = line_chart([Series("used", pts)], bands=[(10, 20)], band_label="violated")
-    assert svg.startswith("<svg") and svg.endswith("</svg>") and svg.count("<polyline") == 1

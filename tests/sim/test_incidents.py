@@ -60,10 +60,3 @@ def test_same_scenario_gives_byte_identical_json(name):
     assert set(doc["workloads"]) == {"created", "admitted", "finished", "preempted"}
     for cq in doc["clusterQueues"].values():
         assert {"avgUsagePercent", "violationSeconds", "admissionsPerHour", "preemptionsPerHour"} <= set(cq)
-
-
-def test_demo_prints_both_releases():
-    out = CliRunner().invoke(cli, ["demo"])
-    assert out.exit_code == 0, out.output
-    for version in ("v0.16.2", "v0.17.0", "v0.13.2", "v0.13.5", "v0.14.0"):
-        assert version in out.output

@@ -278,13 +278,3 @@ def assert_rbac_covers(requests: list[dict]) -> None:
         assert allowed(group, key, "get" if name else "list", name), (req["path"], group, key)
     granted = {(g, res) for r in role["rules"] for g in r.get("apiGroups", []) for res in r.get("resources", [])}
     assert granted - used == set(), "granted but never read"
-
-
-def test_metrics_file_is_not_read_as_a_log(tmp_path):
-    from kueue_doctor.sources.snapshot import load_folder
-    # the names collect writes (test_full_collect checks it writes them)
-    (tmp_path / "metrics.txt").write_text("kueue_pending_workloads{cluster_queue=\"a\",status=\"active\"} 1\n")
-    (tmp_path / "kueue-controller-manager.log").write_text("")
-    snap = load_folder(str(tmp_path))
-    assert snap.metrics_file == str(tmp_path / "metrics.txt")
-    assert snap.log_files == [str(tmp_path / "kueue-controller-manager.log")]
