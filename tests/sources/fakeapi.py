@@ -2,8 +2,9 @@
 
 It serves the objects of a gathered incident folder as the API would: discovery documents,
 paginated lists (limit/continue) per resource, single GETs, pod logs and the metrics service
-proxy. Faults (an HTTP status, a sleep past the client's timeout, a body cut short) are set per
-path. Every request is recorded so tests can check what the client sent (method, query, auth).
+proxy. Faults (an HTTP status, a response held back until the test releases it, a body cut
+short) are set per path. Every request is recorded so tests can check what the client sent
+(method, query, auth) and whether the server answered it in full.
 """
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import functools
 import json
 import socket
 import threading
-import time
 from datetime import datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +26,9 @@ KUEUE_PLURALS = {"ClusterQueue": "clusterqueues", "Cohort": "cohorts", "LocalQue
                  "ResourceFlavor": "resourceflavors", "WorkloadPriorityClass": "workloadpriorityclasses",
                  "Workload": "workloads"}
 TOKEN = "fake-token-for-tests"
+# A held response is sent after this long even if the test never releases it, so a client
+# that waits for it does not hang the run: it gets its answer late, and the test sees it was answered.
+HOLD_LIMIT_S = 30.0
 METRICS = b"# TYPE kueue_pending_workloads gauge\nkueue_pending_workloads{cluster_queue=\"perception\",status=\"active\"} 7\n"
 
 
@@ -71,6 +74,7 @@ class FakeAPI:
         self.kueue_versions = tuple(kueue_versions)
         self.requests: list[dict] = []
         self.faults: dict[str, tuple] = {}
+        self.release = threading.Event()  # lets held responses go (set on exit)
         self.page_size_cap = page_size_cap
         dep_items = _list(folder, "deployment.yaml")
         self.deployment = next(i for i in dep_items if i["kind"] == "Deployment")
@@ -97,6 +101,7 @@ class FakeAPI:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.release.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -216,8 +221,9 @@ class FakeAPI:
             def _any(self):
                 u = urlsplit(self.path)
                 q = parse_qs(u.query)
-                api.requests.append({"method": self.command, "path": u.path, "query": q,
-                                     "auth": self.headers.get("Authorization", "")})
+                record = {"method": self.command, "path": u.path, "query": q,
+                          "auth": self.headers.get("Authorization", ""), "answered": False}
+                api.requests.append(record)
                 if self.command != "GET":
                     status, body, ctype = api._status(405, "kueue-doctor must only read")
                 elif self.headers.get("Authorization") != f"Bearer {TOKEN}":
@@ -232,13 +238,13 @@ class FakeAPI:
                 if fault and fault[0] == "status":
                     status, body, ctype = api._status(fault[1], fault[2] if len(fault) > 2 else "forbidden")
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
-                if fault and fault[0] == "sleep":
-                    time.sleep(fault[1])
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json" if ctype == "json" else ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
+                if fault and fault[0] == "hold":
+                    api.release.wait(HOLD_LIMIT_S)
                 try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json" if ctype == "json" else ctype)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
                     if fault and fault[0] == "truncate":
                         # Content-Length promises the whole body; the connection closes at half of it.
                         self.wfile.write(data[: len(data) // 2])
@@ -247,6 +253,8 @@ class FakeAPI:
                         self.close_connection = True
                         return
                     self.wfile.write(data)
+                    self.wfile.flush()
+                    record["answered"] = True
                 except OSError:  # the client gave up (timeout test)
                     self.close_connection = True
 
