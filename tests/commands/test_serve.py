@@ -1,4 +1,4 @@
-"""`kueue-doctor serve` as a process: a real Prometheus scrapes it (the rules it ships: tests/metrics/test_deploy.py)."""
+"""`kueue-doctor serve` as a process, scraped by a real Prometheus (its rules: tests/metrics/test_deploy.py)."""
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+
 def scrape(source) -> dict[str, dict[tuple, float]]:
     """Render a source through a real registry and parse the exposition text back, so the tests
     see exactly what Prometheus would."""
@@ -20,5 +21,3 @@ def scrape(source) -> dict[str, dict[tuple, float]]:
 def series(metrics, name: str, **labels) -> dict[tuple, float]:
     return {k: v for k, v in metrics.get("kueue_doctor_" + name, {}).items()
             if all(dict(k).get(a) == b for a, b in labels.items())}
-
-
