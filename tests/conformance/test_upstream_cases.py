@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from kueue_doctor.conformance.runner import FAILED, SKIPPED, run_file
+from kueue_doctor.conformance.runner import PASSED, SKIPPED, run_file
 from kueue_doctor.conformance.scenario import scenario_files
 
 CASES = scenario_files([Path(__file__).resolve().parent])
@@ -14,7 +14,7 @@ def test_case(path):
     result = run_file(path)
     if result.status == SKIPPED:
         pytest.skip(result.detail)
-    assert result.status != FAILED, "\n".join(result.differences)
+    assert result.status == PASSED, "\n".join(result.differences) or result.detail
 
 
 def test_all_cases_are_present():
