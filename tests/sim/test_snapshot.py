@@ -79,10 +79,10 @@ def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     assert state.configuration.fair_sharing.enabled == sim.config.fair_sharing
     # a Workload waiting since an attempt has a Warning event repeating its QuotaReserved=False message
     warnings = {(e.involved_namespace, e.involved_name, e.message) for e in state.events if e.type == "Warning"}
-    for w in state.workloads.values():
-        c = w.condition("QuotaReserved")
-        if c is not None and c.status == "False" and c.reason == "Pending":
-            assert (w.meta.namespace, w.meta.name, c.message) in warnings
+    waiting = [(w.meta.namespace, w.meta.name, c.message) for w in state.workloads.values()
+               if (c := w.condition("QuotaReserved")) is not None and c.status == "False" and c.reason == "Pending"]
+    assert waiting, "each snapshot is taken while some workload waits"
+    assert set(waiting) <= warnings
 
 
 @pytest.mark.parametrize("name", ["slow-preemption-release", "zombie-pod"])
@@ -123,15 +123,18 @@ def test_zombie_overlap_skip_reaches_conditions_and_events(snapshots):
 
 
 def test_drs_rounding_status_shows_a_borrowing_queue_with_share_zero(snapshots):
-    for fixed, share_zero in ((False, True), (True, False)):
-        state = load_paths([snapshots[("drs-rounding", fixed)][1]])
-        cqs = yaml.safe_load((snapshots[("drs-rounding", fixed)][1] / "kueue.yaml").read_text())["items"]
+    def team_b(fixed: bool) -> tuple[int, int]:
+        """(GPUs borrowed, weightedShare) in team-b's status."""
+        d = snapshots[("drs-rounding", fixed)][1]
+        assert "team-b" in load_paths([d]).cluster_queues
+        cqs = yaml.safe_load((d / "kueue.yaml").read_text())["items"]
         b = next(c for c in cqs if c["kind"] == "ClusterQueue" and c["metadata"]["name"] == "team-b")
-        borrowed = int(b["status"]["flavorsReservation"][0]["resources"][0]["borrowed"])
-        if not fixed:
-            assert borrowed == 32
-        assert (b["status"]["fairSharing"]["weightedShare"] == 0) is share_zero or borrowed == 0
-        assert state.cluster_queues["team-b"]
+        (gpu,) = b["status"]["flavorsReservation"][0]["resources"]
+        return int(gpu["borrowed"]), b["status"]["fairSharing"]["weightedShare"]
+    # the affected release: team-b borrows 32 GPUs, yet its share rounds to 0 (the bug's mark)
+    assert team_b(fixed=False) == (32, 0)
+    # the fixed release: team-a has reclaimed what team-b borrowed, so a share of 0 is right
+    assert team_b(fixed=True) == (0, 0)
 
 
 @pytest.mark.parametrize("name", INCIDENTS)
