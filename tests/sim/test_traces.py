@@ -170,9 +170,10 @@ def test_openb_gpu_share_modes():
     skip = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", gpuShare="skip")
     assert len(skip.workloads) == len(pods) - len(shared)
     milli = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", gpuShare="milli", nodes="generate")
+    assert sorted(w.name for w in milli.workloads) == sorted(p["name"] for p in pods)
     for w in milli.workloads:
         if w.name in shared:
-            assert w.requests == {**w.requests, "kueue-doctor.io/gpu-milli": str(shared[w.name])}
+            assert w.requests["kueue-doctor.io/gpu-milli"] == str(shared[w.name])
         assert GPU not in w.requests
     assert all(GPU not in n.allocatable for n in milli.nodes)
 
