@@ -5,18 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
 from kueue_doctor.logs import scan
 from kueue_doctor.logs.timeparse import parse_ts
-from tests.paths import SHARED
+from tests.paths import INCIDENTS
 
 from .excerpts import admitted, line, ts, zombie_cycles
-
-EXAMPLES = SHARED / "examples" / "incidents"
-
 
 def test_garbage_truncated_blank_and_long_lines_are_counted_not_fatal():
     good = zombie_cycles(12)
@@ -89,15 +85,14 @@ def test_cli_json_shape_and_bad_input(tmp_path):
     assert text.exit_code == 0 and "stuck-preemption-target" in text.output
 
 
-@pytest.mark.skipif(not EXAMPLES.exists(), reason="shared examples not mounted")
 def test_worked_examples_read_cleanly_and_point_at_their_causes():
-    hol = scan(str(EXAMPLES / "01-strictfifo-head-of-line-blocking" / "kueue-controller-manager.log"))
+    hol = scan(str(INCIDENTS / "01-strictfifo-head-of-line-blocking" / "kueue-controller-manager.log"))
     assert hol.malformed == 0 and hol.parsed == hol.lines == 2941
     assert [f.id for f in hol.findings] == ["head-of-line-blocking"]
     assert hol.findings[0].cluster_queues == ["perception"]
     assert hol.per_cluster_queue["perception"]["requeueReasons"] == {"NoFit": 195}
 
-    inactive = scan(str(EXAMPLES / "02-inactive-queue-missing-flavor" / "kueue-controller-manager.log"))
+    inactive = scan(str(INCIDENTS / "02-inactive-queue-missing-flavor" / "kueue-controller-manager.log"))
     assert inactive.malformed == 0
     assert [f.id for f in inactive.findings] == ["inactive-queue"]
     assert inactive.findings[0].cluster_queues == ["voice"]

@@ -4,11 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import SHARED
+from tests.paths import INCIDENTS
 
 from .fakeapi import FakeAPI
-
-INCIDENT = next(iter(sorted((SHARED / "examples" / "incidents").glob("01-*"))), None)
 
 
 @pytest.fixture(autouse=True)
@@ -22,9 +20,8 @@ def _loopback_only(monkeypatch):
 
 @pytest.fixture
 def incident() -> Path:
-    if INCIDENT is None:
-        pytest.skip("shared/examples/incidents/01-* not available")
-    return INCIDENT
+    (folder,) = INCIDENTS.glob("01-*")
+    return folder
 
 
 @pytest.fixture
