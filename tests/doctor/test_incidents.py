@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
 from kueue_doctor.cli import cli
+from tests.paths import INCIDENTS
 
-ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = sorted(p for p in (ROOT / "examples" / "incidents").iterdir() if p.is_dir() and (p / "ANSWER.yaml").exists())
+FOLDERS = sorted(p for p in INCIDENTS.iterdir() if p.is_dir() and (p / "ANSWER.yaml").exists())
 
 
 def test_both_incident_folders_are_there():
