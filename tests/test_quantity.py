@@ -5,8 +5,15 @@ from fractions import Fraction
 
 import pytest
 
-from kueue_doctor.api.quantity import (BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError,
-                                       amount_to_quantity, format_quantity)
+from kueue_doctor.api.quantity import (
+    BINARY_SI,
+    DECIMAL_EXPONENT,
+    DECIMAL_SI,
+    Quantity,
+    QuantityError,
+    amount_to_quantity,
+    format_quantity,
+)
 
 
 @pytest.mark.parametrize("text, value, fmt, canonical", [

@@ -12,7 +12,7 @@ class InputError(Exception):
         self.obj = obj
         self.field = field
 
-    def located(self, *, file: str = "", obj: str = "") -> "InputError":
+    def located(self, *, file: str = "", obj: str = "") -> InputError:
         if file and not self.file:
             self.file = file
         if obj and not self.obj:

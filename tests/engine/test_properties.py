@@ -1,7 +1,7 @@
 """Invariants of the admission engine on random cohort trees and workloads (hypothesis)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +13,7 @@ from kueue_doctor.engine.model import AdmissionModel
 from kueue_doctor.engine.preemption import IN_CLUSTER_QUEUE, satisfies_policy
 from kueue_doctor.engine.quota import recompute_usage
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 FLAVORS = ("a", "b")
 
 

@@ -1,7 +1,6 @@
 """Shared by the exporter tests: scrape a source the way Prometheus would."""
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest

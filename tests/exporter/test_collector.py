@@ -6,12 +6,11 @@ import time
 from datetime import timedelta
 
 import pytest
+from exporter_helpers import INCIDENTS, SCENARIOS, scrape, series
 
 from kueue_doctor.doctor.findings import CAUSES
 from kueue_doctor.errors import InputError
 from kueue_doctor.metrics.sources import FolderSource, LiveSource, SimSource
-
-from exporter_helpers import INCIDENTS, SCENARIOS, scrape, series
 
 
 def test_head_of_line_incident_violation_only_in_perception(hol_source):

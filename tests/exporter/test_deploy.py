@@ -9,7 +9,6 @@ import subprocess
 
 import pytest
 import yaml
-
 from exporter_helpers import ROOT
 
 DEPLOY = ROOT / "deploy"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
@@ -12,11 +11,9 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
-
 from exporter_helpers import INCIDENTS, ROOT, SCENARIOS
 
 DEPLOY = ROOT / "deploy"

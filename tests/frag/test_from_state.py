@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from kueue_doctor.api import objects as o
 from kueue_doctor.api.quantity import Quantity
@@ -6,7 +6,7 @@ from kueue_doctor.api.state import ClusterState
 from kueue_doctor.frag.diagnose import CAPACITY, FITS, FRAGMENTATION
 from kueue_doctor.frag.from_state import node_shapes, queue_demands, queue_fragmentation
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def q(v):

@@ -3,8 +3,13 @@ import random
 import numpy as np
 
 from kueue_doctor.frag.cluster import Cluster
-from kueue_doctor.frag.measure import (TypicalShape, cluster_fragmentation, node_breakdown,
-                                       node_fragmentation, typical_shapes)
+from kueue_doctor.frag.measure import (
+    TypicalShape,
+    cluster_fragmentation,
+    node_breakdown,
+    node_fragmentation,
+    typical_shapes,
+)
 from kueue_doctor.frag.shapes import NodeShape, PodShape
 from kueue_doctor.frag.trace import read_pods
 

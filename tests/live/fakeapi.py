@@ -29,7 +29,7 @@ TOKEN = "fake-token-for-tests"
 METRICS = b"# TYPE kueue_pending_workloads gauge\nkueue_pending_workloads{cluster_queue=\"perception\",status=\"active\"} 7\n"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(path: Path) -> tuple:
     if not path.exists():
         return ()
@@ -92,7 +92,7 @@ class FakeAPI:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> "FakeAPI":
+    def __enter__(self) -> FakeAPI:
         self.thread.start()
         return self
 

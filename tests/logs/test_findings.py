@@ -1,7 +1,7 @@
 """Each finding fires on its signature and stays quiet on the near-miss."""
 from __future__ import annotations
 
-from excerpts import (admitted, evaluated, line, ongoing, preempted, requeued, wl, zombie_cycles)
+from excerpts import admitted, evaluated, line, ongoing, preempted, requeued, wl, zombie_cycles
 
 from kueue_doctor.logs import scan
 

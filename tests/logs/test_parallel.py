@@ -12,7 +12,7 @@ from excerpts import line
 from kueue_doctor.logs import scan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import logs_generate  # noqa: E402
+import logs_generate
 
 START = 1_787_220_000.0  # 2026-08-20T10:00:00Z, as the generator's main() uses
 

@@ -1,8 +1,8 @@
 """Typed access to a decoded YAML/JSON object that names the field when it is wrong."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Optional
+from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import InputError
 from .quantity import Quantity, QuantityError
@@ -43,7 +43,7 @@ class Fields:
         return self.data.get(key) is not None
 
     def str(self, key: str, default: str = "", required: bool = False,
-            choices: Optional[tuple[str, ...]] = None) -> str:
+            choices: tuple[str, ...] | None = None) -> str:
         v = self._get(key, required)
         if v is _MISSING:
             return default
@@ -54,8 +54,8 @@ class Fields:
                              field=self.where(key))
         return v
 
-    def int(self, key: str, default: Optional[int] = None, required: bool = False,
-            minimum: Optional[int] = None) -> Optional[int]:
+    def int(self, key: str, default: int | None = None, required: bool = False,
+            minimum: int | None = None) -> int | None:
         v = self._get(key, required)
         if v is _MISSING:
             return default
@@ -76,19 +76,19 @@ class Fields:
             raise InputError(f"must be true or false, got {v!r}", field=self.where(key))
         return v
 
-    def quantity(self, key: str, required: bool = False) -> Optional[Quantity]:
+    def quantity(self, key: str, required: bool = False) -> Quantity | None:
         v = self._get(key, required)
         if v is _MISSING:
             return None
         return to_quantity(v, self.where(key))
 
-    def time(self, key: str) -> Optional[datetime]:
+    def time(self, key: str) -> datetime | None:
         v = self._get(key, False)
         if v is _MISSING:
             return None
         return to_time(v, self.where(key))
 
-    def obj(self, key: str, required: bool = False) -> "Fields":
+    def obj(self, key: str, required: bool = False) -> Fields:
         v = self._get(key, required)
         return Fields({} if v is _MISSING else v, self.where(key))
 
@@ -100,7 +100,7 @@ class Fields:
             raise InputError(f"must be a list, got {_type_name(v)}", field=self.where(key))
         return v
 
-    def objs(self, key: str, required: bool = False) -> list["Fields"]:
+    def objs(self, key: str, required: bool = False) -> list[Fields]:
         return [Fields(item, f"{self.where(key)}[{i}]") for i, item in enumerate(self.list(key, required))]
 
     def strs(self, key: str) -> list[str]:
@@ -136,7 +136,7 @@ def to_quantity(v: Any, where: str) -> Quantity:
 
 def to_time(v: Any, where: str) -> datetime:
     if isinstance(v, datetime):  # YAML already decoded an unquoted timestamp
-        return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+        return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not isinstance(v, str):
         raise InputError(f"must be an RFC3339 time, got {v!r}", field=where)
     text = v.strip()
@@ -146,4 +146,4 @@ def to_time(v: Any, where: str) -> datetime:
         t = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"must be an RFC3339 time, got {v!r}", field=where) from None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)

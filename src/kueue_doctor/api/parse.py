@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 
@@ -373,7 +374,7 @@ def parse_configmap(f: Fields, version: str) -> o.ConfigMap:
     return o.ConfigMap(meta=parse_meta(f, True), data=f.str_map("data"))
 
 
-def parse_kueue_configuration(f: Fields, version: str, meta: Optional[o.Meta] = None) -> o.KueueConfiguration:
+def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = None) -> o.KueueConfiguration:
     fs = f.obj("fairSharing")
     if "fairSharing" in f.data and f.data["fairSharing"] is not None:
         # v1beta1 needs enable: true; v1beta2 enables fair sharing by the block's presence.
@@ -397,7 +398,7 @@ def parse_kueue_configuration(f: Fields, version: str, meta: Optional[o.Meta] = 
         raw=f.data)
 
 
-def configuration_from_configmap(cm: o.ConfigMap) -> Optional[o.KueueConfiguration]:
+def configuration_from_configmap(cm: o.ConfigMap) -> o.KueueConfiguration | None:
     """The Kueue Configuration embedded in a ConfigMap, if this ConfigMap holds one."""
     for key in CONFIG_KEYS:
         text = cm.data.get(key)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..api.quantity import Quantity
-from ..engine.assignment import (MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt)
+from ..engine.assignment import MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt
 from ..engine.flavors import FlavorAssigner, ReplacedSlice
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo

@@ -1,7 +1,7 @@
 """``run.kind: cycle``: run Kueue's scheduling cycle and compare admissions, preemptions and queues."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..api.quantity import Quantity
 from ..engine.model import AdmissionModel
@@ -18,7 +18,7 @@ def build(scn: Scenario, cfg) -> Scheduler:
 def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     sched = build(scn, cfg)
-    now = scn.now or datetime.now(timezone.utc)
+    now = scn.now or datetime.now(UTC)
     admitted, preempted = {}, {}
     for _ in range(int(scn.run.get("count", 1))):
         res = sched.schedule(now)

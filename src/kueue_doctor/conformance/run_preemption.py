@@ -1,7 +1,7 @@
 """``run.kind: preemption``: ask for the targets that let a workload fit (FORMAT.md)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..engine.preemption import Preemptor
 from ..engine.snapshot import build_snapshot
@@ -32,7 +32,7 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
             if (modes.get(ps.name) or {}).get(res, "Preempt") == "Preempt":
                 frs_need.add(fr)
     before = {n.name: dict(n.usage) for n in snap.nodes()}
-    now = scn.now or datetime.now(timezone.utc)
+    now = scn.now or datetime.now(UTC)
     targets = Preemptor(snap, cfg, now).get_targets(wi, cq, usage, frs_need)
     diffs = []
     after = {n.name: {k: v for k, v in n.usage.items()} for n in snap.nodes()}

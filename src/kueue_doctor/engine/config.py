@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 # Gate defaults at the upstream commit the conformance cases come from (reference §0).
 DEFAULT_GATES: dict[str, bool] = {
@@ -52,7 +51,7 @@ class EngineConfig:
         return DEFAULT_GATES.get(name, False)
 
     @classmethod
-    def from_kueue(cls, configuration=None, feature_gates: Optional[dict[str, bool]] = None) -> "EngineConfig":
+    def from_kueue(cls, configuration=None, feature_gates: dict[str, bool] | None = None) -> EngineConfig:
         cfg = cls()
         if configuration is not None:
             cfg.fair_sharing = configuration.fair_sharing.enabled

@@ -6,8 +6,8 @@ The legacy integer arithmetic of Bug 3 (kueue-semantics.md §4.6) is kept as nam
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from .config import DRS_EXACT, DRS_INTEGER_MAX1, DRS_INTEGER_PRE_6617
 from .quota import FR, QuotaNode
@@ -22,7 +22,7 @@ class DRS:
     borrowing: bool = False
     dominant: str = ""
     borrowed: frozenset = field(default_factory=frozenset)   # the frs above subtree quota
-    legacy: Optional[int] = None  # the integer share of a pre-fix release, when modelled
+    legacy: int | None = None  # the integer share of a pre-fix release, when modelled
 
     def zero_weight_borrows(self) -> bool:
         return self.weight == 0 and self.ratio != 0
@@ -69,7 +69,7 @@ def compare_drs(a: DRS, b: DRS) -> int:
     return (pa > pb) - (pa < pb)
 
 
-def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = None,
+def dominant_resource_share(node: QuotaNode, wl_req: dict[FR, int] | None = None,
                             mode: str = DRS_EXACT) -> DRS:
     if node.parent is None:
         return DRS(weight=node.weight, legacy=0 if mode != DRS_EXACT else None)

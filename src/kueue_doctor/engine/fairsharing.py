@@ -7,18 +7,25 @@ strategy.go. Reference: kueue-semantics.md §5.7-5.8.
 from __future__ import annotations
 
 import math
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from .config import DRS_EXACT, LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
 from .drs import DRS, compare_drs, dominant_resource_share
+from .preemption import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_FAIR_SHARING,
+    IN_COHORT_RECLAMATION,
+    Preemptor,
+    Target,
+    satisfies_policy,
+    uses_resources,
+)
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot
 from .workload import WorkloadInfo
-from .preemption import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAMATION, Preemptor, Target,
-                         satisfies_policy, uses_resources)
 
 
-def strategy_passes(name: str, p_new: DRS, t_old: DRS, t_new: Optional[DRS]) -> bool:
+def strategy_passes(name: str, p_new: DRS, t_old: DRS, t_new: DRS | None) -> bool:
     if name == LESS_THAN_OR_EQUAL_TO_FINAL_SHARE:
         return compare_drs(p_new, t_new) <= 0
     if name == LESS_THAN_INITIAL_SHARE:
@@ -56,7 +63,7 @@ class TargetOrdering:
             if t is not None:
                 yield t
 
-    def _next(self, cohort: QuotaNode) -> Optional[str]:
+    def _next(self, cohort: QuotaNode) -> str | None:
         best_cq, best_cq_drs = None, None
         best_co, best_co_drs = None, None
         for child in cohort.children:

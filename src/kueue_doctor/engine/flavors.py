@@ -7,15 +7,34 @@ flavorSelector), flavor_assigner_attempts.go. Reference: kueue-semantics.md §3.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ..api import objects as o
 from ..api.quantity import format_amount
-from .assignment import (BEST, EXCEEDS_MAX_QUOTA, NO_FIT, NO_MATCHING_FLAVOR, P_FIT, P_NO_CANDIDATES,
-                         P_NO_FIT, P_PREEMPT, P_RECLAIM, POSSIBILITY_TO_MODE, PUBLIC_MODE, MODE_TO_POSSIBILITY,
-                         WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
-                         is_preferred, most_severe)
+from .assignment import (
+    BEST,
+    EXCEEDS_MAX_QUOTA,
+    MODE_TO_POSSIBILITY,
+    NO_FIT,
+    NO_MATCHING_FLAVOR,
+    P_FIT,
+    P_NO_CANDIDATES,
+    P_NO_FIT,
+    P_PREEMPT,
+    P_RECLAIM,
+    POSSIBILITY_TO_MODE,
+    PUBLIC_MODE,
+    WAITING_FOR_QUOTA,
+    WORST,
+    Assignment,
+    Attempt,
+    FlavorChoice,
+    GranularMode,
+    PodSetAssignment,
+    is_preferred,
+    most_severe,
+)
 from .config import EngineConfig
 from .eligibility import allowed_flavors, flavor_problem
 from .quota import FR
@@ -36,9 +55,9 @@ class ReplacedSlice:
 
 class FlavorAssigner:
     def __init__(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, flavors: dict[str, o.ResourceFlavor],
-                 config: EngineConfig, oracle: Oracle, replaced: Optional[ReplacedSlice] = None,
-                 last_tried: Optional[list[dict[str, int]]] = None,
-                 nomination: Optional[dict[tuple[int, str], str]] = None):
+                 config: EngineConfig, oracle: Oracle, replaced: ReplacedSlice | None = None,
+                 last_tried: list[dict[str, int]] | None = None,
+                 nomination: dict[tuple[int, str], str] | None = None):
         self.wi = wi
         self.cq = cq
         self.flavors = flavors
@@ -53,7 +72,7 @@ class FlavorAssigner:
     def ignore_undeclared(self) -> bool:
         return self.config.gate("QuotaCheckStrategy") and self.config.quota_check_strategy == "IgnoreUndeclared"
 
-    def assign(self, counts: Optional[list[int]] = None) -> Assignment:
+    def assign(self, counts: list[int] | None = None) -> Assignment:
         wi, cq = self.wi, self.cq
         pod_sets = wi.pod_sets if counts is None else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts)]
         out = Assignment()
@@ -150,7 +169,7 @@ class FlavorAssigner:
             return 0
         return self.last_tried[ps_index].get(res, -1) + 1
 
-    def find_flavor(self, ids: list[int], requests: dict[str, int], probe: Optional[dict[str, int]], res: str,
+    def find_flavor(self, ids: list[int], requests: dict[str, int], probe: dict[str, int] | None, res: str,
                     usage: dict[FR, int]):
         """-> (resource -> FlavorChoice, reasons, no-fit reason, attempts)."""
         cq = self.cq

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
 from ..api.state import ClusterState
 from .config import EngineConfig
@@ -30,7 +29,7 @@ class AdmissionModel:
         for (ns, name), lq in state.local_queues.items():
             if lq.stop_policy in ("", "None"):
                 self.queues.local_queues[(ns, name)] = lq.cluster_queue
-        self._trees: Optional[dict[int, list[str]]] = None
+        self._trees: dict[int, list[str]] | None = None
         self.dirty: set[str] = set()           # ClusterQueues whose parked workloads get retried
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
         for wi in self.infos.values():
@@ -76,7 +75,7 @@ class AdmissionModel:
                 self._trees.setdefault(id(c.node.root()), []).append(n)
         return self._trees[id(cq.node.root())]
 
-    def release(self, key: str, now: datetime, requeue: bool) -> Optional[WorkloadInfo]:
+    def release(self, key: str, now: datetime, requeue: bool) -> WorkloadInfo | None:
         """Quota released: a workload finished (``requeue`` False) or an evicted one stopped running
         (``requeue`` True, it queues again). Parked workloads of the cohort tree are retried."""
         cq_name = self.snapshot.workload_cq.get(key)

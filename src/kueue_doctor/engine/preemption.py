@@ -10,7 +10,6 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Optional
 
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
@@ -76,7 +75,7 @@ class Preemptor:
         self.now = now
         # The flavor assigner's oracle and the nomination that follows often ask the very same
         # question of an unchanged snapshot (one flavor, one resource); answer it once.
-        self._memo: Optional[tuple] = None
+        self._memo: tuple | None = None
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
@@ -219,7 +218,7 @@ class Preemptor:
                 out += self._borrowing_cqs_under(child, skip, cq, frs_need)
         return out
 
-    def _classify(self, wi, cand, cq, adv, frs_need) -> Optional[int]:
+    def _classify(self, wi, cand, cq, adv, frs_need) -> int | None:
         p = cq.preemption
         if not uses_resources(cand, frs_need) or not satisfies_policy(wi, cand, p.reclaim_within_cohort):
             return None
@@ -256,7 +255,7 @@ def _first_key(c) -> tuple:
 class _Stream:
     """An iterator one can peek at."""
 
-    __slots__ = ("_it", "_head")
+    __slots__ = ("_head", "_it")
     _EMPTY = object()
 
     def __init__(self, it):

@@ -10,9 +10,9 @@ import hashlib
 import heapq
 import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Optional
 
 from .workload import WorkloadInfo
 
@@ -59,10 +59,10 @@ class ClusterQueueQueue:
         self._heap: list = []
         self._entries: dict[str, tuple] = {}   # key -> heap entry (lazy deletion)
         self.inadmissible: dict[str, WorkloadInfo] = {}
-        self.sticky: Optional[str] = None          # the preemptor waiting for its victims
+        self.sticky: str | None = None          # the preemptor waiting for its victims
         self.inadmissible_cycle = -1               # cycle of the last requeue of the inadmissible set
         self.inadmissible_hashes: dict[str, str] = {}
-        self.inflight: Optional[WorkloadInfo] = None
+        self.inflight: WorkloadInfo | None = None
         self._seq = itertools.count()
 
     # -- ordering --------------------------------------------------------------------
@@ -77,7 +77,7 @@ class ClusterQueueQueue:
         self._entries[wi.key] = entry
         heapq.heappush(self._heap, entry)
 
-    def pop(self) -> Optional[WorkloadInfo]:
+    def pop(self) -> WorkloadInfo | None:
         while self._heap:
             entry = heapq.heappop(self._heap)
             wi = entry[-1]
@@ -127,7 +127,7 @@ class QueueManager:
         if name not in self.queues:
             self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
 
-    def cluster_queue_for(self, wi: WorkloadInfo) -> Optional[str]:
+    def cluster_queue_for(self, wi: WorkloadInfo) -> str | None:
         return self.local_queues.get((wi.namespace, wi.queue_name))
 
     def add(self, wi: WorkloadInfo) -> bool:

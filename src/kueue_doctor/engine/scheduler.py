@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
 
 from ..api import objects as o
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
@@ -18,8 +17,15 @@ from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target
-from .queues import (FAILED_AFTER_NOMINATION, GENERIC, NAMESPACE_MISMATCH, NO_FIT as R_NO_FIT, PENDING_PREEMPTION,
-                     PREEMPTION_NO_CANDIDATES, QueueManager)
+from .queues import (
+    FAILED_AFTER_NOMINATION,
+    GENERIC,
+    NAMESPACE_MISMATCH,
+    PENDING_PREEMPTION,
+    PREEMPTION_NO_CANDIDATES,
+    QueueManager,
+)
+from .queues import NO_FIT as R_NO_FIT
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
 from .workload import WorkloadInfo
@@ -34,13 +40,13 @@ SLICE_ANNOTATION = "kueue.x-k8s.io/workload-slice-replacement-for"
 class Entry:
     wi: WorkloadInfo
     cq_name: str
-    assignment: Optional[Assignment] = None
+    assignment: Assignment | None = None
     targets: list[Target] = field(default_factory=list)
     status: str = NOT_NOMINATED
     inadmissible_msg: str = ""
     requeue_reason: str = GENERIC
     reason: str = ""          # QuotaReserved=False reason Kueue writes
-    replaced: Optional[ReplacedSlice] = None
+    replaced: ReplacedSlice | None = None
     replaced_key: str = ""
 
     @property
@@ -80,7 +86,7 @@ class Scheduler:
     """Drives cycles over a persistent cache (``snapshot``) and queue manager."""
 
     def __init__(self, snapshot: Snapshot, queues: QueueManager, config: EngineConfig,
-                 limit_ranges: Optional[dict[str, list[o.LimitRange]]] = None):
+                 limit_ranges: dict[str, list[o.LimitRange]] | None = None):
         self.snap = snapshot
         self.queues = queues
         self.config = config
@@ -145,7 +151,7 @@ class Scheduler:
             entries.append(e)
         return entries, inadmissible
 
-    def admissibility(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> Optional[tuple[str, str]]:
+    def admissibility(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> tuple[str, str] | None:
         if self.snap.namespaces:
             labels = self.snap.namespaces.get(wi.namespace)
             if labels is None:
@@ -174,7 +180,7 @@ class Scheduler:
                               nomination=nomination)
 
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
-                        replaced: Optional[ReplacedSlice] = None, nomination=None):
+                        replaced: ReplacedSlice | None = None, nomination=None):
         fa = self.assigner(wi, cq, preemptor, replaced, nomination)
         full = fa.assign()
         mode = full.representative_mode()
@@ -265,7 +271,7 @@ class Scheduler:
             cq.node.remove_usages(e.assignment.usage)
         return drs
 
-    def _tournament(self, cohort: QuotaNode, remaining: dict[str, Entry], drs) -> Optional[Entry]:
+    def _tournament(self, cohort: QuotaNode, remaining: dict[str, Entry], drs) -> Entry | None:
         candidates = []
         for child in cohort.children:
             if child.is_cq:
@@ -304,7 +310,7 @@ class Scheduler:
             self.snap.add_workload(t.wi, t.cluster_queue)
         return ok
 
-    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: "CycleTargets",
+    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
                       undo: list, res: CycleResult, now: datetime) -> None:
         cq = self.snap.cluster_queues[e.cq_name]
         a = e.assignment
@@ -371,7 +377,7 @@ class Scheduler:
         e.status = ASSUMED
         res.admitted.append(e)
 
-    def _recompute(self, e: Entry, cq, preemptor, cycle_targets: "CycleTargets"):
+    def _recompute(self, e: Entry, cq, preemptor, cycle_targets: CycleTargets):
         preemptor.forget()
         tree = cycle_targets.tree(cq)
         for t in tree.values():

@@ -4,8 +4,8 @@ Upstream: pkg/cache/scheduler/snapshot.go, clusterqueue_snapshot.go, cohort_snap
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 from ..api import objects as o
 from ..api.state import ClusterState
@@ -35,14 +35,26 @@ def quotas_of(groups: list[o.ResourceGroup]) -> dict[FR, Quota]:
     return quotas
 
 
-def weight_of(q: Optional[o.Quantity]) -> float:
+def weight_of(q: o.Quantity | None) -> float:
     return float(q.value) if q is not None else 1.0
 
 
 class ClusterQueueSnapshot:
-    __slots__ = ("name", "obj", "node", "groups", "workloads", "active", "inactive_reason",
-                 "fungibility", "preemption", "strategy", "namespace_selector", "allocatable_generation",
-                 "_sorted")
+    __slots__ = (
+        "_sorted",
+        "active",
+        "allocatable_generation",
+        "fungibility",
+        "groups",
+        "inactive_reason",
+        "name",
+        "namespace_selector",
+        "node",
+        "obj",
+        "preemption",
+        "strategy",
+        "workloads",
+    )
 
     def __init__(self, obj: o.ClusterQueue, node: QuotaNode):
         self.name = obj.meta.name
@@ -58,7 +70,7 @@ class ClusterQueueSnapshot:
         self.strategy = obj.queueing_strategy
         self.namespace_selector = obj.namespace_selector
         self.allocatable_generation = 0
-        self._sorted: Optional[list[WorkloadInfo]] = None
+        self._sorted: list[WorkloadInfo] | None = None
 
     def sorted_workloads(self) -> list[WorkloadInfo]:
         """Admitted workloads in preemption-candidate order (cached until a lasting change)."""
@@ -70,7 +82,7 @@ class ClusterQueueSnapshot:
         self._sorted = None
         self.allocatable_generation += 1
 
-    def group_for(self, resource: str) -> Optional[FlavorGroup]:
+    def group_for(self, resource: str) -> FlavorGroup | None:
         for g in self.groups:
             if resource in g.covered:
                 return g
@@ -80,7 +92,7 @@ class ClusterQueueSnapshot:
         return self.group_for(resource) is not None
 
     @property
-    def parent(self) -> Optional[QuotaNode]:
+    def parent(self) -> QuotaNode | None:
         return self.node.parent
 
     def __repr__(self) -> str:
@@ -101,7 +113,7 @@ class Snapshot:
         self.workload_cq: dict[str, str] = {}
 
     # -- workloads -----------------------------------------------------------------
-    def add_workload(self, wi: WorkloadInfo, cq_name: Optional[str] = None, lasting: bool = False) -> None:
+    def add_workload(self, wi: WorkloadInfo, cq_name: str | None = None, lasting: bool = False) -> None:
         """Add a workload's usage. Temporary changes (the default) must be undone by the caller
         before the cycle ends; ``lasting`` ones (admission) refresh the cached orderings."""
         cq = self.cluster_queues[cq_name or wi.cluster_queue]
@@ -132,7 +144,7 @@ class Snapshot:
 
 
 def build_snapshot(state: ClusterState, config: EngineConfig,
-                   workloads: Optional[list[WorkloadInfo]] = None) -> Snapshot:
+                   workloads: list[WorkloadInfo] | None = None) -> Snapshot:
     """A snapshot of the cluster: active CQs in their cohort trees, with admitted usage.
 
     ``workloads`` defaults to every workload of ``state`` that holds a quota reservation.

@@ -6,15 +6,14 @@ totalRequestsFromAdmission, GetQueueOrderTimestamp), pkg/util/priority.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Optional
+from datetime import UTC, datetime
 
 from ..api import objects as o
 
 FR = tuple[str, str]  # (flavor, resource)
 Requests = dict[str, int]
 
-EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def amounts(resources: o.ResourceList) -> Requests:
@@ -66,22 +65,40 @@ class PodSetRequests:
     name: str
     count: int
     per_pod: Requests
-    min_count: Optional[int] = None
+    min_count: int | None = None
     flavors: dict[str, str] = field(default_factory=dict)   # set for admitted workloads
 
     def total(self) -> Requests:
         return {r: v * self.count for r, v in self.per_pod.items()}
 
-    def scaled_to(self, count: int) -> "PodSetRequests":
+    def scaled_to(self, count: int) -> PodSetRequests:
         return PodSetRequests(self.name, count, dict(self.per_pod), self.min_count, dict(self.flavors))
 
 
 class WorkloadInfo:
     """A workload as the scheduler sees it. ``usage`` is what it holds when admitted."""
 
-    __slots__ = ("obj", "key", "namespace", "name", "uid", "priority", "creation", "pod_sets",
-                 "cluster_queue", "usage", "_evicted", "_reserved_at", "queue_name", "cand_key",
-                 "_order_ts", "last_assignment", "preempted_reason", "eviction_reason", "extra")
+    __slots__ = (
+        "_evicted",
+        "_order_ts",
+        "_reserved_at",
+        "cand_key",
+        "cluster_queue",
+        "creation",
+        "eviction_reason",
+        "extra",
+        "key",
+        "last_assignment",
+        "name",
+        "namespace",
+        "obj",
+        "pod_sets",
+        "preempted_reason",
+        "priority",
+        "queue_name",
+        "uid",
+        "usage",
+    )
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction"):
         self.obj = obj

@@ -10,8 +10,8 @@ that fits, which is what a device plugin with bin-packing does.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 from ..api import objects as o
 from ..api.state import ClusterState
@@ -28,7 +28,7 @@ MIB = 1 << 20
 DONE_PHASES = ("Succeeded", "Failed")
 
 
-def _annotation(meta: o.Meta, suffix: str) -> Optional[int]:
+def _annotation(meta: o.Meta, suffix: str) -> int | None:
     for k, v in meta.annotations.items():
         if k == suffix or k.endswith("/" + suffix):
             try:
@@ -47,7 +47,7 @@ def _tolerations(tols: Sequence[o.Toleration]) -> tuple[str, ...]:
     return tuple(sorted(set(out)))
 
 
-def pod_shape(spec: o.PodSpec, meta: Optional[o.Meta] = None,
+def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
               extra_labels: dict[str, str] | None = None,
               extra_tolerations: Sequence[o.Toleration] = ()) -> PodShape:
     req = pod_requests(spec)
@@ -149,9 +149,9 @@ class _Key:
 
 
 def queue_demands(state: ClusterState, cluster_queue: str,
-                  now: Optional[list[NodeShape]] = None,
-                  pending: Optional[Sequence[o.Workload]] = None,
-                  slot_cache: Optional[dict] = None) -> list[Demand]:
+                  now: list[NodeShape] | None = None,
+                  pending: Sequence[o.Workload] | None = None,
+                  slot_cache: dict | None = None) -> list[Demand]:
     """Pending pods of a ClusterQueue grouped by shape, each on the flavor with most slots.
 
     Kueue assigns one flavor per pod set, so a shape is counted against the single flavor

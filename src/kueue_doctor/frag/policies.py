@@ -8,7 +8,6 @@ on a GPU picked by the policy; whole-GPU pods take untouched GPUs.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 import numpy as np
 
@@ -28,10 +27,10 @@ def _pick(score: np.ndarray, feas: np.ndarray) -> int:
 class Policy:
     name = ""
 
-    def __init__(self, rng: Optional[random.Random] = None):
+    def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
 
-    def choose(self, cl: Cluster, pod: PodShape, pid: int, feas: np.ndarray) -> tuple[int, Optional[int]]:
+    def choose(self, cl: Cluster, pod: PodShape, pid: int, feas: np.ndarray) -> tuple[int, int | None]:
         """(row of the chosen node, free milli of the GPU a share pod should use or None)."""
         j = _pick(self.score(cl, pod, pid, feas), feas)
         return j, None

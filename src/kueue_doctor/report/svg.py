@@ -6,9 +6,9 @@ sample (step lines) because the series are samples of a state, not measurements 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Callable, Sequence
 
 Point = tuple[float, float]
 

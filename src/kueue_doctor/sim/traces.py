@@ -15,7 +15,6 @@ import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
 
 from ..api import build
 from ..api.fields import Fields
@@ -85,7 +84,7 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
     return out
 
 
-def _path(f: Fields, key: str, base: Path, required: bool = False, default: Optional[Path] = None) -> Path:
+def _path(f: Fields, key: str, base: Path, required: bool = False, default: Path | None = None) -> Path:
     """A path named in the scenario, relative to the scenario file; it must exist."""
     text = f.str(key, required=required)
     p = (base / text) if text else default
@@ -312,7 +311,7 @@ def _csv_rows(p: Path, columns: tuple[str, ...], where: str):
             yield line, row
 
 
-def _num(p: Path, line: int, row: dict, col: str, empty: Optional[int] = 0) -> Optional[int]:
+def _num(p: Path, line: int, row: dict, col: str, empty: int | None = 0) -> int | None:
     text = (row.get(col) or "").strip()
     if not text:
         return empty
