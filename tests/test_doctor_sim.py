@@ -34,7 +34,8 @@ def test_cause_found_first_with_high_confidence(tmp_path, name):
     d = snapshot_and_diagnose(tmp_path, name, [])
     assert d["violations"], "the affected release must show a guarantee violation"
     first = d["causes"][0]
-    assert first["id"] == cause and first["confidence"] == "high"
+    assert first["id"] == cause
+    assert first["confidence"] == "high"
     assert set(first["clusterQueues"]) >= {v["clusterQueue"] for v in d["violations"]}
     assert any(cause == n.split("'")[0] or "fixed in" in n for n in d["releaseNotes"])
 
@@ -43,7 +44,8 @@ def test_cause_found_first_with_high_confidence(tmp_path, name):
 def test_fixed_release_is_healthy(tmp_path, name):
     _cause, fixed = CASES[name]
     d = snapshot_and_diagnose(tmp_path, name, fixed)
-    assert d["violations"] == [] and d["causes"] == []
+    assert d["violations"] == []
+    assert d["causes"] == []
 
 
 def test_explain_names_the_stuck_victim_and_only_its_own_log_lines(tmp_path):
@@ -56,7 +58,8 @@ def test_explain_names_the_stuck_victim_and_only_its_own_log_lines(tmp_path):
     assert out.exit_code == 0, out.output
     chain = json.loads(out.output)["chain"]
     pre = next(c for c in chain if c["topic"] == "preemption")
-    assert "team-d/train-lp" in pre["text"] and "stuck past their grace period" in pre["text"]
+    assert "team-d/train-lp" in pre["text"]
+    assert "stuck past their grace period" in pre["text"]
     assert pre["data"]["targets"][0]["alreadyEvicted"] is True
     logs = next(c for c in chain if c["topic"] == "logs")
     assert logs["data"]["lines"]

@@ -43,13 +43,16 @@ def test_head_of_line_incident_tree_and_pending(hol_source):
     assert cq["data-labeling"]["parent_cohort"] == ""
     # the StrictFIFO head alone asks for 32 GPUs; with the queued jobs behind it more than that pends
     pend = series(m, "cluster_queue_resource_pending", cluster_queue="perception", resource="nvidia.com/gpu")
-    assert list(pend) and dict(next(iter(pend)))["flavor"] == "h200" and next(iter(pend.values())) >= 32
+    assert list(pend)
+    assert dict(next(iter(pend)))["flavor"] == "h200"
+    assert next(iter(pend.values())) >= 32
     # cpu is published in cores, not Kueue's millicores
     cpu = series(m, "pending_fitting_nominal", cluster_queue="perception", resource="cpu")
     assert 0 < next(iter(cpu.values())) < 10_000
     # ANSWER.yaml: 16 H200 GPUs idle on two empty nodes
     slots = series(m, "free_slots", flavor="h200")
-    assert slots and all(v == 2 for v in slots.values())
+    assert slots
+    assert all(v == 2 for v in slots.values())
     assert any(dict(k)["shape"].startswith("8gpu") for k in slots)
 
 
@@ -66,7 +69,8 @@ def test_labels_carry_names_only(hol_source):
     for name, rows in scrape(hol_source).items():
         for labels in rows:
             for key, value in labels:
-                assert " " not in value and len(value) < 64, (name, key, value)
+                assert " " not in value, (name, key, value)
+                assert len(value) < 64, (name, key, value)
 
 
 def test_staleness_metrics(hol_source):
@@ -114,7 +118,8 @@ def test_live_source_serves_last_good_state_without_blocking(hol_source):
     src = LiveSource("kubeconfig", "prod", timedelta(minutes=5), 30.0, fetch=fetch)
     # before the first refresh: only the staleness gauges, never a wait on the API server
     m = scrape(src)
-    assert "kueue_doctor_guarantee_violation" not in m and m["kueue_doctor_state_age_seconds"][()] == float("inf")
+    assert "kueue_doctor_guarantee_violation" not in m
+    assert m["kueue_doctor_state_age_seconds"][()] == float("inf")
     src.tick()
     src.tick()
     m = scrape(src)

@@ -121,10 +121,12 @@ def test_serve_binds_loopback_by_default_and_stops_cleanly_on_ctrl_c():
     finally:
         code = stop(p, signal.SIGINT)
     rest = p.stderr.read()
-    assert code == 0 and "Traceback" not in rest and "stopped" in rest
+    assert code == 0
+    assert "Traceback" not in rest
+    assert "stopped" in rest
 
 
-@pytest.mark.parametrize("args, fragment", [
+@pytest.mark.parametrize(("args", "fragment"), [
     (["/no/such/folder"], "no such file"),
     ([], "exactly one of"),
     (["--simulate", "x.yaml", "--kubeconfig", "k"], "exactly one of"),
@@ -135,7 +137,8 @@ def test_bad_input_is_one_line_exit_2(args, fragment):
     p = subprocess.run([sys.executable, "-m", "kueue_doctor", "serve", *args], capture_output=True, text=True,
                        timeout=30)
     assert p.returncode == 2
-    assert len(p.stderr.strip().splitlines()) == 1 and fragment in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert fragment in p.stderr, p.stderr
 
 
 @needs_promtool
@@ -160,7 +163,8 @@ def test_promtool_rule_unit_tests_fire_the_alerts():
 def test_prometheus_rule_embeds_the_plain_rules():
     plain = yaml.safe_load((DEPLOY / "rules" / "kueue-doctor.rules.yaml").read_text())
     crd = yaml.safe_load((DEPLOY / "prometheus-rules.yaml").read_text())
-    assert crd["apiVersion"] == "monitoring.coreos.com/v1" and crd["kind"] == "PrometheusRule"
+    assert crd["apiVersion"] == "monitoring.coreos.com/v1"
+    assert crd["kind"] == "PrometheusRule"
     assert crd["spec"] == plain
     for rule in plain["groups"][0]["rules"]:
         assert {"summary", "description", "runbook"} <= set(rule["annotations"])

@@ -44,7 +44,8 @@ def diagnose_original(folder: Path) -> dict:
 
 def items(path: Path) -> list[dict]:
     doc = yaml.safe_load(path.read_text())
-    assert doc["kind"] == "List" and doc["apiVersion"] == "v1"
+    assert doc["kind"] == "List"
+    assert doc["apiVersion"] == "v1"
     return doc["items"]
 
 
@@ -59,13 +60,17 @@ def test_full_collect_diagnoses_like_the_original_folder(api, kubeconfig, incide
     m = collect(kubeconfig, out)
 
     assert m["failed"] == []
-    assert m["kueueVersion"] == "v0.18.4" and m["kueueApiVersion"] == "kueue.x-k8s.io/v1beta2"
+    assert m["kueueVersion"] == "v0.18.4"
+    assert m["kueueApiVersion"] == "kueue.x-k8s.io/v1beta2"
     # collectedAt is the API server's clock (its Date header), the clock object timestamps were stamped with
     # (the fake's clock stands still, so the seconds the collect took are added to it)
     taken = datetime.fromisoformat(m["collectedAt"].replace("Z", "+00:00"))
     assert timedelta(0) <= taken - api.now < timedelta(seconds=20)
     counts = {c["kind"]: c.get("count") for c in m["collected"]}
-    assert counts["Pod"] == 130 and counts["Node"] == 27 and counts["Workload"] == 54 and counts["Event"] == 89
+    assert counts["Pod"] == 130
+    assert counts["Node"] == 27
+    assert counts["Workload"] == 54
+    assert counts["Event"] == 89
     for name in ("kueue.yaml", "nodes.yaml", "pods.yaml", "events.yaml", "deployment.yaml", "namespaces.yaml",
                  "jobs.yaml"):
         assert (out / name).exists(), name
@@ -80,13 +85,15 @@ def test_full_collect_diagnoses_like_the_original_folder(api, kubeconfig, incide
     assert {r["method"] for r in api.requests} == {"GET"}
     assert all(r["auth"] == "Bearer fake-token-for-tests" for r in api.requests)
     pod_pages = [r for r in api.requests if r["path"] == "/api/v1/pods"]
-    assert len(pod_pages) == 4 and all(r["query"]["limit"] == ["500"] for r in pod_pages)
+    assert len(pod_pages) == 4
+    assert all(r["query"]["limit"] == ["500"] for r in pod_pages)
     assert [r["query"].get("continue") for r in pod_pages] == [None, ["40"], ["80"], ["120"]]
     log = next(r for r in api.requests if r["path"].endswith("/log"))
     assert log["query"] == {"sinceSeconds": ["21600"], "container": ["manager"]}
 
     a, b = diagnose_original(incident), diagnose(out)
-    assert b["violations"] == a["violations"] and b["violations"]
+    assert b["violations"] == a["violations"]
+    assert b["violations"]
     assert b["causes"] == a["causes"]
     assert [(s["step"], s["status"]) for s in b["steps"]] == [(s["step"], s["status"]) for s in a["steps"]]
 
@@ -112,17 +119,23 @@ def test_forbidden_resources(api, kubeconfig, tmp_path):
     out = tmp_path / "snap"
     m = collect(kubeconfig, out)
     f = failed(m, "metrics")
-    assert f["optional"] and f["status"] == 503 and not (out / "metrics.txt").exists()
+    assert f["optional"]
+    assert f["status"] == 503
+    assert not (out / "metrics.txt").exists()
     f = failed(m, "controller log")
-    assert f["reason"] == "forbidden" and f["status"] == 403 and "pods/log" in f["message"]
+    assert f["reason"] == "forbidden"
+    assert f["status"] == 403
+    assert "pods/log" in f["message"]
     f = failed(m, "Event")
     assert (f["reason"], f["status"], f["apiVersion"]) == ("forbidden", 403, "v1")
     assert len(m["failed"]) == 3
-    assert not (out / "kueue-controller-manager.log").exists() and not (out / "events.yaml").exists()
+    assert not (out / "kueue-controller-manager.log").exists()
+    assert not (out / "events.yaml").exists()
     assert {c["kind"] for c in m["collected"]} >= {"Pod", "Workload", "Deployment", "ConfigMap"}
     d = diagnose(out)
     step5 = next(s for s in d["steps"] if s["step"] == 5)
-    assert step5["status"] == "unknown" and "no controller log" in step5["summary"]
+    assert step5["status"] == "unknown"
+    assert "no controller log" in step5["summary"]
     assert [v["clusterQueue"] for v in d["violations"]] == ["perception"]
 
 
@@ -137,17 +150,20 @@ def test_timeout_and_truncated_responses(api, kubeconfig, tmp_path):
     m = collect(kubeconfig, out, "--request-timeout", "0.5")
     assert time.monotonic() - t0 < 2.9  # not waiting for the sleeping server, and no read retry
     f = failed(m, "Node")
-    assert f["reason"] == "timeout" and "0.5 s" in f["message"]
+    assert f["reason"] == "timeout"
+    assert "0.5 s" in f["message"]
     assert sum(1 for r in api.requests if r["path"] == "/api/v1/nodes") == 1
     assert failed(m, "Workload")["reason"] == "truncated"
     p = failed(m, "Pod")
-    assert p["reason"] == "truncated" and "after 40 items" in p["message"]
+    assert p["reason"] == "truncated"
+    assert "after 40 items" in p["message"]
     assert len(m["failed"]) == 3
     for name in ("nodes.yaml", "pods.yaml"):
         assert not (out / name).exists()
     assert {i["kind"] for i in items(out / "kueue.yaml")} == {"ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor",
                                                                "WorkloadPriorityClass"}
-    assert (out / "events.yaml").exists() and (out / "kueue-controller-manager.log").exists()
+    assert (out / "events.yaml").exists()
+    assert (out / "kueue-controller-manager.log").exists()
 
 
 def test_v1beta1_fallback(incident, tmp_path):
@@ -158,13 +174,15 @@ def test_v1beta1_fallback(incident, tmp_path):
     assert all(p.startswith("/apis/kueue.x-k8s.io/v1beta1") for p in kueue_paths)
     assert "/apis/kueue.x-k8s.io/v1beta1/clusterqueues" in kueue_paths
     got = items(tmp_path / "snap" / "kueue.yaml")
-    assert len(got) == 71 and {i["apiVersion"] for i in got} == {"kueue.x-k8s.io/v1beta1"}
+    assert len(got) == 71
+    assert {i["apiVersion"] for i in got} == {"kueue.x-k8s.io/v1beta1"}
 
 
 def test_kueue_pods_only(api, kubeconfig, tmp_path):
     m = collect(kubeconfig, tmp_path / "snap", "--kueue-pods-only")
     pods = items(tmp_path / "snap" / "pods.yaml")
-    assert pods and all(any(k.startswith("kueue.x-k8s.io/") for k in p["metadata"].get("labels", {})) for p in pods)
+    assert pods
+    assert all(any(k.startswith("kueue.x-k8s.io/") for k in p["metadata"].get("labels", {})) for p in pods)
     labelled = [p for p in api.pods if set(p["metadata"].get("labels", {})) & set(KUEUE_POD_LABELS)]
     assert 0 < len(labelled) < len(api.pods)
     assert sorted(p["metadata"]["uid"] for p in pods) == sorted(p["metadata"]["uid"] for p in labelled)
@@ -180,11 +198,14 @@ def test_namespace_label_filter(api, kubeconfig, tmp_path):
     assert {p["metadata"]["namespace"] for p in items(tmp_path / "snap" / "pods.yaml")} == {"perception", "planning"}
     assert {e["metadata"]["namespace"] for e in items(tmp_path / "snap" / "events.yaml")} <= {"perception", "planning"}
     paths = set(api.paths())
-    assert "/api/v1/pods" not in paths and "/api/v1/namespaces/planning/pods" in paths
+    assert "/api/v1/pods" not in paths
+    assert "/api/v1/namespaces/planning/pods" in paths
     assert "/apis/batch/v1/namespaces/perception/jobs" in paths
     # quota is cluster-wide: Kueue objects and nodes are never narrowed
     counts = {c["kind"]: c["count"] for c in m["collected"] if "count" in c}
-    assert counts["Workload"] == 54 and counts["Node"] == 27 and counts["Namespace"] == 2
+    assert counts["Workload"] == 54
+    assert counts["Node"] == 27
+    assert counts["Namespace"] == 2
     assert m["options"]["namespaceLabelFilter"] == "team=ml"
 
 
@@ -193,12 +214,16 @@ def test_non_empty_out_needs_force(api, kubeconfig, tmp_path):
     out.mkdir()
     (out / "notes.md").write_text("mine")
     res = run("collect", "--out", str(out), "--kubeconfig", str(kubeconfig))
-    assert res.exit_code == 2 and "not empty" in res.output and "--force" in res.output
+    assert res.exit_code == 2
+    assert "not empty" in res.output
+    assert "--force" in res.output
     assert sorted(p.name for p in out.iterdir()) == ["notes.md"]
     (out / "kueue-controller-manager-old-replica.log").write_text("stale")
     collect(kubeconfig, out, "--force")
     names = {p.name for p in out.iterdir()}
-    assert "notes.md" in names and "kueue-controller-manager-old-replica.log" not in names and "manifest.json" in names
+    assert "notes.md" in names
+    assert "kueue-controller-manager-old-replica.log" not in names
+    assert "manifest.json" in names
 
 
 @pytest.mark.parametrize("case", ["missing-kubeconfig", "unknown-context", "unreachable", "bad-token"])
@@ -223,7 +248,8 @@ def test_bad_input_is_one_line_exit_2(case, incident, tmp_path):
         for cmd in (["collect", "--out", str(out), "--request-timeout", "2"], ["diagnose"]):
             res = run(*cmd, *args)
             assert res.exit_code == 2, res.output
-            assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+            assert len(res.output.strip().splitlines()) == 1
+            assert "Traceback" not in res.output
             assert {"missing-kubeconfig": "no such kubeconfig file", "unknown-context": "unknown context 'prod'",
                     "unreachable": "cannot use the API server", "bad-token": "HTTP 401"}[case] in res.output
         assert not out.exists()

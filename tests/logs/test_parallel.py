@@ -47,7 +47,8 @@ def test_parallel_ranges_give_the_sequential_report(tmp_path):
     # (A few MB cover seconds of the generator's hour: too short for its slow releases.)
     assert [f["id"] for f in one["findings"]] == ["stuck-preemption-target", "inactive-queue",
                                                     "controller-unhealthy"]
-    assert one["malformed"] == 12 and one["health"]["conflicts"] == 3
+    assert one["malformed"] == 12
+    assert one["health"]["conflicts"] == 3
     assert one["perClusterQueue"]["voice"]["skippedAsInactive"] == {"NotActive": 3}
 
 

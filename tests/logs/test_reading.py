@@ -64,7 +64,8 @@ def test_since_and_until_keep_only_records_inside_the_window():
     lines = zombie_cycles(30)  # cycles 1 s .. 59 s after T0
     inside = scan(lines, since=parse_ts(ts(20)), until=parse_ts(ts(45)))
     target = inside.finding("stuck-preemption-target")
-    assert target is not None and target.detail["targets"]["team-c/zombie"]["cycles"] == 13
+    assert target is not None
+    assert target.detail["targets"]["team-c/zombie"]["cycles"] == 13
     assert inside.lines == len(lines)  # counts cover everything read
     assert scan(lines, since=parse_ts(ts(50))).finding("stuck-preemption-target") is None
 
@@ -85,18 +86,23 @@ def test_cli_json_shape_and_bad_input(tmp_path):
     assert out["findings"][0]["first"] == "2026-08-20T10:00:00.000000Z"
 
     bad = runner.invoke(cli, ["logs", "--since", "yesterday", str(log)])
-    assert bad.exit_code == 2 and "--since" in bad.output and "Traceback" not in bad.output
+    assert bad.exit_code == 2
+    assert "--since" in bad.output
+    assert "Traceback" not in bad.output
     missing = runner.invoke(cli, ["logs", str(tmp_path / "nope.log")])
-    assert missing.exit_code == 2 and "nope.log" in missing.output
+    assert missing.exit_code == 2
+    assert "nope.log" in missing.output
 
     text = runner.invoke(cli, ["logs", str(log)])
-    assert text.exit_code == 0 and "stuck-preemption-target" in text.output
+    assert text.exit_code == 0
+    assert "stuck-preemption-target" in text.output
 
 
 @pytest.mark.skipif(not EXAMPLES.exists(), reason="shared examples not mounted")
 def test_worked_examples_read_cleanly_and_point_at_their_causes():
     hol = scan(str(EXAMPLES / "01-strictfifo-head-of-line-blocking" / "kueue-controller-manager.log"))
-    assert hol.malformed == 0 and hol.parsed == hol.lines == 2941
+    assert hol.malformed == 0
+    assert hol.parsed == hol.lines == 2941
     assert [f.id for f in hol.findings] == ["head-of-line-blocking"]
     assert hol.findings[0].cluster_queues == ["perception"]
     assert hol.per_cluster_queue["perception"]["requeueReasons"] == {"NoFit": 195}

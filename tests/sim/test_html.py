@@ -42,7 +42,9 @@ def test_report_for_a_generated_trace_scenario(tmp_path):
                    f"traces: [{{kind: openb, path: {HERE / 'data/openb/openb_pod_list_sample.csv'}, "
                    f"clusterQueues: generate, nodes: generate, tenants: 2}}]\n")
     html = run_html(tmp_path, str(scn))
-    assert html.count("<svg") == 2 and 'id="cq-tenant-0"' in html and 'id="cq-tenant-1"' in html
+    assert html.count("<svg") == 2
+    assert 'id="cq-tenant-0"' in html
+    assert 'id="cq-tenant-1"' in html
     assert "crc32" in html        # the synthetic tenant split is said in the report
 
 
@@ -55,10 +57,15 @@ def test_violation_bands_merge_consecutive_samples():
 
 def test_chart_axis_covers_the_data_and_thinning_keeps_extremes():
     ticks = nice_ticks(0, 64)
-    assert ticks[0] == 0 and ticks[-1] >= 64
+    assert ticks[0] == 0
+    assert ticks[-1] >= 64
     pts = [(float(i), 1.0) for i in range(5000)]
     pts[2500] = (2500.0, 99.0)
     kept = thin(pts, 400)
-    assert len(kept) <= 410 and (2500.0, 99.0) in kept and kept[-1] == pts[-1]
+    assert len(kept) <= 410
+    assert (2500.0, 99.0) in kept
+    assert kept[-1] == pts[-1]
     svg = line_chart([Series("used", pts)], bands=[(10, 20)], band_label="violated")
-    assert svg.startswith("<svg") and svg.endswith("</svg>") and svg.count("<polyline") == 1
+    assert svg.startswith("<svg")
+    assert svg.endswith("</svg>")
+    assert svg.count("<polyline") == 1

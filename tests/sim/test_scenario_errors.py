@@ -38,7 +38,8 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path, name):
     assert res.exit_code == 2, res.output
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
-    assert lines[0].startswith(f"{path}: ") and f": {field}: " in lines[0], lines[0]
+    assert lines[0].startswith(f"{path}: "), lines[0]
+    assert f": {field}: " in lines[0], lines[0]
     assert res.stdout == ""
 
 
