@@ -21,5 +21,5 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         parts = [p for p in (self.file, self.obj, self.field) if p]
-        line = ": ".join(parts + [self.problem])
+        line = ": ".join([*parts, self.problem])
         return " ".join(line.split())  # never more than one line

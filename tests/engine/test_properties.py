@@ -36,7 +36,7 @@ def clusters(draw):
             bl = draw(st.one_of(st.none(), st.integers(0, 6)))
             ll = draw(st.one_of(st.none(), st.integers(0, nominal)))
             quotas[f] = {"cpu": (str(nominal), None if bl is None else str(bl), None if ll is None else str(ll))}
-        cohort = draw(st.sampled_from(cohorts + [""]))
+        cohort = draw(st.sampled_from([*cohorts, ""]))
         if not cohort:  # limits need a cohort
             quotas = {f: {"cpu": (v["cpu"][0],)} for f, v in quotas.items()}
         state.add(build.cluster_queue(

@@ -26,7 +26,8 @@ KUEUE_PLURALS = {"ClusterQueue": "clusterqueues", "Cohort": "cohorts", "LocalQue
                  "ResourceFlavor": "resourceflavors", "WorkloadPriorityClass": "workloadpriorityclasses",
                  "Workload": "workloads"}
 TOKEN = "fake-token-for-tests"
-METRICS = b"# TYPE kueue_pending_workloads gauge\nkueue_pending_workloads{cluster_queue=\"perception\",status=\"active\"} 7\n"
+METRICS = (b"# TYPE kueue_pending_workloads gauge\n"
+           b"kueue_pending_workloads{cluster_queue=\"perception\",status=\"active\"} 7\n")
 
 
 @functools.cache
@@ -49,7 +50,8 @@ def controller_pod(dep: dict) -> dict:
             "metadata": {"name": "kueue-controller-manager-6f9c7d9b8-x2k4p", "namespace": "kueue-system",
                          "labels": dict(labels), "uid": "00000000-0000-0000-0000-00000000c0de",
                          "creationTimestamp": "2026-07-26T15:42:30Z"},
-            "spec": {"containers": [{"name": "manager", "image": dep["spec"]["template"]["spec"]["containers"][0]["image"]}]},
+            "spec": {"containers": [{"name": "manager",
+                                     "image": dep["spec"]["template"]["spec"]["containers"][0]["image"]}]},
             "status": {"phase": "Pending"}}
 
 
@@ -75,7 +77,7 @@ class FakeAPI:
         dep_items = _list(folder, "deployment.yaml")
         self.deployment = next(i for i in dep_items if i["kind"] == "Deployment")
         self.configmap = next(i for i in dep_items if i["kind"] == "ConfigMap")
-        self.pods = _list(folder, "pods.yaml") + [controller_pod(self.deployment)]
+        self.pods = [*_list(folder, "pods.yaml"), controller_pod(self.deployment)]
         self.nodes = _list(folder, "nodes.yaml")
         self.namespaces: list[dict] = []  # the incident folders hold none
         self.events = _list(folder, "events.yaml")
@@ -129,7 +131,8 @@ class FakeAPI:
             if len(parts) == 3:
                 return 200, {"kind": "APIResourceList", "groupVersion": f"{KUEUE}/{version}",
                              "resources": [{"name": p, "kind": k, "namespaced": k in ("LocalQueue", "Workload"),
-                                            "verbs": ["get", "list", "watch"]} for k, p in KUEUE_PLURALS.items()]}, "json"
+                                            "verbs": ["get", "list", "watch"]}
+                                           for k, p in KUEUE_PLURALS.items()]}, "json"
             plural = parts[3] if len(parts) == 4 else None
             kind = next((k for k, p in KUEUE_PLURALS.items() if p == plural), None)
             if kind is None:
@@ -147,7 +150,8 @@ class FakeAPI:
             return self._status(404, f'deployments.apps "{parts[-1]}" not found')
         elif path == "/apis/apps/v1/deployments":
             return self._page("DeploymentList", "apps/v1", [self.deployment], q)
-        elif path in ("/apis/batch/v1/jobs",) or (parts[:4] == ["apis", "batch", "v1", "namespaces"] and parts[-1] == "jobs"):
+        elif path in ("/apis/batch/v1/jobs",) or (parts[:4] == ["apis", "batch", "v1", "namespaces"]
+                                                   and parts[-1] == "jobs"):
             return self._page("JobList", "batch/v1", [], q)
         else:
             return self._status(404, "the server could not find the requested resource")
@@ -160,7 +164,8 @@ class FakeAPI:
         if rest == ["nodes"]:
             return self._page("NodeList", "v1", self.nodes, q)
         if rest == ["events"]:
-            return self._page("EventList", "v1", [e for e in self.events if ns in (None, e["metadata"]["namespace"])], q)
+            events = [e for e in self.events if ns in (None, e["metadata"]["namespace"])]
+            return self._page("EventList", "v1", events, q)
         if rest == ["namespaces"]:
             return self._page("NamespaceList", "v1", self.namespaces, q)
         if rest == ["limitranges"]:
@@ -170,7 +175,8 @@ class FakeAPI:
         if rest == ["services", "kueue-controller-manager-metrics-service"]:
             return 200, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": rest[1], "namespace": ns},
                          "spec": {"ports": [{"name": "https", "port": 8443, "targetPort": 8443}]}}, "json"
-        if rest[:2] == ["services", "https:kueue-controller-manager-metrics-service:8443"] and rest[2:] == ["proxy", "metrics"]:
+        if (rest[:2] == ["services", "https:kueue-controller-manager-metrics-service:8443"]
+                and rest[2:] == ["proxy", "metrics"]):
             return 200, METRICS, "text/plain"
         return self._status(404, "the server could not find the requested resource")
 

@@ -32,7 +32,8 @@ def diagnose(folder: Path) -> dict:
     return json.loads(res.output)
 
 
-METRICS_PROXY = "/api/v1/namespaces/kueue-system/services/https:kueue-controller-manager-metrics-service:8443/proxy/metrics"
+METRICS_PROXY = ("/api/v1/namespaces/kueue-system/services/"
+                 "https:kueue-controller-manager-metrics-service:8443/proxy/metrics")
 _ORIGINAL: dict = {}
 
 
@@ -78,7 +79,8 @@ def test_full_collect_diagnoses_like_the_original_folder(api, kubeconfig, incide
     assert {(i["apiVersion"], i["kind"]) for i in items(out / "nodes.yaml")} == {("v1", "Node")}
     assert items(out / "kueue.yaml") == items(incident / "kueue.yaml")
     assert [i["kind"] for i in items(out / "deployment.yaml")] == ["Deployment", "ConfigMap"]
-    assert (out / "kueue-controller-manager.log").read_bytes() == (incident / "kueue-controller-manager.log").read_bytes()
+    log_name = "kueue-controller-manager.log"
+    assert (out / log_name).read_bytes() == (incident / log_name).read_bytes()
     assert (out / "metrics.txt").read_text().startswith("# TYPE kueue_pending_workloads")
 
     # read-only, authenticated, paginated, and the log window asked for
@@ -115,7 +117,8 @@ def test_forbidden_resources(api, kubeconfig, tmp_path):
         "status", 403, 'pods "x" is forbidden: User "tester" cannot get resource "pods/log"')
     api.faults["/api/v1/events"] = ("status", 403, 'events is forbidden: User "tester" cannot list resource "events"')
     # the metrics endpoint is often out of reach through the proxy; that is no reason to stop either
-    api.faults[METRICS_PROXY] = ("status", 503, 'no endpoints available for service "kueue-controller-manager-metrics-service"')
+    api.faults[METRICS_PROXY] = ("status", 503,
+                                 'no endpoints available for service "kueue-controller-manager-metrics-service"')
     out = tmp_path / "snap"
     m = collect(kubeconfig, out)
     f = failed(m, "metrics")

@@ -123,4 +123,4 @@ def test_head_retried_for_minutes_with_the_same_reason_is_head_of_line_blocking(
     assert heads[0]["attempts"] == 25
     assert heads[0]["reason"].startswith("couldn't assign")
     # The same head admitted before five minutes pass is just a busy queue.
-    assert "head-of-line-blocking" not in ids(scan(lines[:20] + [admitted(400, 99, head, "perception")]))
+    assert "head-of-line-blocking" not in ids(scan([*lines[:20], admitted(400, 99, head, "perception")]))

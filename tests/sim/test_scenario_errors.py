@@ -16,7 +16,10 @@ objects:
     resourceGroups:
     - coveredResources: [cpu]
       flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}]}]
-- {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: main, namespace: default}, spec: {clusterQueue: cq}}
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: LocalQueue
+  metadata: {name: main, namespace: default}
+  spec: {clusterQueue: cq}
 """
 
 CASES = {

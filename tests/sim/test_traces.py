@@ -158,7 +158,7 @@ def test_openb_pods_map_to_workloads_and_nodes():
     with open(OPENB / "openb_node_list_gpu_node.csv") as f:
         nodes = list(csv.DictReader(f))
     assert [s.name for s in scn.nodes] == [r["sn"] for r in nodes]
-    for spec, r in zip(scn.nodes, nodes):
+    for spec, r in zip(scn.nodes, nodes, strict=True):
         assert spec.labels == {"gpu-card-model": r["model"]}
         assert spec.allocatable[GPU] == int(r["gpu"])
     total_gpus = sum(int(r["gpu"]) for r in nodes)

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Union
 
 from . import objects as o
 from .quantity import Quantity
 
-Q = Union[str, int, Quantity]
+Q = str | int | Quantity
 
 
 def q(v: Q) -> Quantity:
@@ -26,7 +25,7 @@ def cluster_queue(name: str, quotas: dict[str, dict[str, Q | tuple]], cohort: st
     for flavor, res in quotas.items():
         rqs = []
         for r, v in res.items():
-            nominal, bl, ll = (v + (None, None))[:3] if isinstance(v, tuple) else (v, None, None)
+            nominal, bl, ll = (*v, None, None)[:3] if isinstance(v, tuple) else (v, None, None)
             rqs.append(o.ResourceQuota(r, q(nominal), q(bl) if bl is not None else None,
                                        q(ll) if ll is not None else None))
             if r not in resources:

@@ -194,7 +194,8 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         entries = []
         for fl in st.objs(key):
             for r in fl.objs("resources"):
-                entries.append(o.FlavorUsage(flavor=fl.str("name", required=True), resource=r.str("name", required=True),
+                entries.append(o.FlavorUsage(flavor=fl.str("name", required=True),
+                                             resource=r.str("name", required=True),
                                              total=r.quantity("total") or o.Quantity(0),
                                              borrowed=r.quantity("borrowed") or o.Quantity(0)))
         usage.append(entries)
@@ -213,7 +214,7 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         resource_groups=_resource_groups(spec),
         preemption=o.Preemption(
             within_cluster_queue=pre.str("withinClusterQueue", "Never", choices=PREEMPT_WITHIN_CQ) or "Never",
-            reclaim_within_cohort=pre.str("reclaimWithinCohort", "Never", choices=PREEMPT_RECLAIM + ("",)) or "Never",
+            reclaim_within_cohort=pre.str("reclaimWithinCohort", "Never", choices=(*PREEMPT_RECLAIM, "")) or "Never",
             borrow_within_cohort=bwc),
         flavor_fungibility=o.FlavorFungibility(
             when_can_borrow=_fungibility_value(fung, "whenCanBorrow", "MayStopSearch", version),
@@ -281,7 +282,8 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         requeue = o.RequeueState(count=r.int("count"), requeue_at=r.time("requeueAt"))
     status = o.WorkloadStatus(
         admission=admission, conditions=parse_conditions(st),
-        reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0) for r in st.objs("reclaimablePods")},
+        reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0)
+                          for r in st.objs("reclaimablePods")},
         requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")])
     return o.Workload(meta=parse_meta(f, True), queue_name=spec.str("queueName"), pod_sets=pod_sets,
                       priority=spec.int("priority"), priority_class_name=pc_name, priority_class_source=pc_source,
@@ -362,7 +364,7 @@ class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 
 def _ordered_dict(loader, node):
     pairs = loader.construct_sequence(node.value[0], deep=True) if node.value else []
-    return {k: v for k, v in pairs}
+    return dict(pairs)
 
 
 _ConfigLoader.add_constructor("tag:yaml.org,2002:python/object/apply:collections.OrderedDict", _ordered_dict)
@@ -431,7 +433,7 @@ Parser = Callable[[Fields, str], Any]
 KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
     "ResourceFlavor": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_resource_flavor),
     "ClusterQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_cluster_queue),
-    "Cohort": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS) + (f"{KUEUE_GROUP}/v1alpha1",), parse_cohort),
+    "Cohort": ((*(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), f"{KUEUE_GROUP}/v1alpha1"), parse_cohort),
     "LocalQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_local_queue),
     "Workload": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_workload),
     "WorkloadPriorityClass": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_priority_class),

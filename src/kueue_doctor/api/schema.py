@@ -320,7 +320,7 @@ def _all(checks: tuple[Check, ...]) -> Check:
         return checks[0]
 
     def check(v) -> bool:
-        for c in checks:
+        for c in checks:  # noqa: SIM110 - hot path: a plain loop, no generator frame per value
             if not c(v):
                 return False
         return True
@@ -345,8 +345,9 @@ def compile_check(schema: dict) -> Check:
             subs = {name: compile_check(sub) for name, sub in schema.get("properties", {}).items()}
             extra = schema.get("additionalProperties")
             other = compile_check(extra) if isinstance(extra, dict) else None
+            must_be_object = schema.get("type") == "object"
 
-            def props(v, subs=subs, other=other, must_be_object=schema.get("type") == "object") -> bool:
+            def props(v, subs=subs, other=other, must_be_object=must_be_object) -> bool:
                 if isinstance(v, dict):
                     for k, x in v.items():
                         if x is not None:
@@ -358,10 +359,11 @@ def compile_check(schema: dict) -> Check:
             checks.append(props)
         elif key == "items":
             sub = compile_check(value)
+            must_be_array = schema.get("type") == "array"
 
-            def items(v, sub=sub, must_be_array=schema.get("type") == "array") -> bool:
+            def items(v, sub=sub, must_be_array=must_be_array) -> bool:
                 if isinstance(v, list):
-                    for x in v:
+                    for x in v:  # noqa: SIM110 - hot path: a plain loop, no generator frame per item
                         if not sub(x):
                             return False
                     return True

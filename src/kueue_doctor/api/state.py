@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from . import objects as o
 
@@ -28,10 +29,12 @@ class ClusterState:
     skipped: Counter = field(default_factory=Counter)
     files: list[str] = field(default_factory=list)
 
-    _BY_NAME = {"ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
-                "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
-    _BY_KEY = {"LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",
-               "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps"}
+    _BY_NAME: ClassVar[dict[str, str]] = {
+        "ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
+        "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
+    _BY_KEY: ClassVar[dict[str, str]] = {
+        "LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",
+        "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps"}
 
     def add(self, obj) -> None:
         kind = obj.kind

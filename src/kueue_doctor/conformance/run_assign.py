@@ -78,7 +78,8 @@ def run_assign(scn: Scenario, gates: dict[str, bool]) -> list[str]:
             for ps in got.pod_sets:
                 for at in ps.attempts:
                     if at.flavor == flavor and at.no_fit_reason != want:
-                        diffs.append(f"attempt {ps.name}/{flavor} noFitReason: expected {want!r}, got {at.no_fit_reason!r}")
+                        diffs.append(f"attempt {ps.name}/{flavor} noFitReason: "
+                                     f"expected {want!r}, got {at.no_fit_reason!r}")
     return diffs
 
 
@@ -136,7 +137,7 @@ def compare_assignment(want: dict, got: Assignment, observe: bool) -> list[str]:
         diffs.append(f"podSets: expected {[p.get('name') for p in want_ps]}, got {[p.name for p in got.pod_sets]}")
         return diffs
     check = want.get("attemptsCheck", "flexible")
-    for w, g in zip(want_ps, got.pod_sets):
+    for w, g in zip(want_ps, got.pod_sets, strict=True):
         if int(w.get("count", g.count)) != g.count:
             diffs.append(f"podSet {g.name} count: expected {w.get('count')}, got {g.count}")
         if "requests" in w:

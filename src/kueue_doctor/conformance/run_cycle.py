@@ -42,7 +42,8 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
                         "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors}}
                        for ps in e.assignment.pod_sets]
             want_psa = [{"name": p["name"], "count": int(p.get("count", 0)), "flavors": dict(p.get("flavors") or {}),
-                         "resourceUsage": {r: Quantity.parse(q).amount(r) for r, q in (p.get("resourceUsage") or {}).items()}}
+                         "resourceUsage": {r: Quantity.parse(q).amount(r)
+                                           for r, q in (p.get("resourceUsage") or {}).items()}}
                         for p in w.get("podSetAssignments") or []]
             if "resourceUsage" not in str(w):
                 for p in got_psa:
@@ -56,7 +57,8 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
         diffs += compare_sets("preempted", [w["workload"] for w in want], preempted)
         for w in want:
             if w.get("reason") and w["workload"] in preempted and preempted[w["workload"]] != w["reason"]:
-                diffs.append(f"preempted[{w['workload']}].reason: expected {w['reason']}, got {preempted[w['workload']]}")
+                diffs.append(f"preempted[{w['workload']}].reason: "
+                             f"expected {w['reason']}, got {preempted[w['workload']]}")
     for key, getter in (("pending", lambda q: [w.key for w in q.active()]),
                         ("inadmissible", lambda q: list(q.inadmissible))):
         for cq, want in (exp.get(key) or {}).items():

@@ -35,7 +35,7 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     now = scn.now or datetime.now(UTC)
     targets = Preemptor(snap, cfg, now).get_targets(wi, cq, usage, frs_need)
     diffs = []
-    after = {n.name: {k: v for k, v in n.usage.items()} for n in snap.nodes()}
+    after = {n.name: dict(n.usage) for n in snap.nodes()}
     norm = lambda d: {n: {k: v for k, v in u.items() if v} for n, u in d.items()}  # noqa: E731
     if norm(before) != norm(after):
         diffs.append("the snapshot was not restored after the preemption search")

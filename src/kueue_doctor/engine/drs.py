@@ -49,7 +49,7 @@ class DRS:
         p = self.precise()
         if math.isinf(p):
             return MAX_INT64
-        return int(math.ceil(p))
+        return math.ceil(p)
 
 
 NEGATIVE_DRS = DRS(ratio=-1.0, weight=1.0)
@@ -108,7 +108,7 @@ def dominant_resource_share(node: QuotaNode, wl_req: dict[FR, int] | None = None
 
 def legacy_share(int_ratio: int, weight: float, mode: str) -> int:
     """The integer weighted share of releases before #6925 (and before #6617 for floor)."""
-    weight_milli = int(round(weight * 1000))
+    weight_milli = round(weight * 1000)
     if weight_milli == 0:
         value = MAX_INT64
     else:

@@ -101,7 +101,7 @@ class TargetOrdering:
 
 def almost_lca(cq_node: QuotaNode, target_node: QuotaNode) -> tuple[QuotaNode, QuotaNode]:
     """The children of the lowest common ancestor on the preemptor's and on the target's path."""
-    pre_path = [cq_node] + list(cq_node.ancestors())
+    pre_path = [cq_node, *cq_node.ancestors()]
     pre_index = {id(n): i for i, n in enumerate(pre_path)}
     prev = target_node
     for n in target_node.ancestors():

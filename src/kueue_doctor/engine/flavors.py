@@ -74,7 +74,8 @@ class FlavorAssigner:
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         wi, cq = self.wi, self.cq
-        pod_sets = wi.pod_sets if counts is None else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts)]
+        pod_sets = (wi.pod_sets if counts is None
+                    else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts, strict=True)])
         out = Assignment()
         covers_pods = cq.covers("pods")
         groups: dict[str, list[int]] = {}
@@ -112,9 +113,8 @@ class FlavorAssigner:
             status_nofit = ""
             failed = False
             for res, qty in requests.items():
-                if not cq.covers(res):
-                    if qty == 0 or self.ignore_undeclared():
-                        continue
+                if not cq.covers(res) and (qty == 0 or self.ignore_undeclared()):
+                    continue
                 if res in group_flavors:
                     continue
                 found, st_reasons, st_nofit, attempts = self.find_flavor(ids, requests, probe, res, out.usage)
@@ -192,7 +192,8 @@ class FlavorAssigner:
             fname = group.flavors[idx]
             idx += 1
             if self.nomination and any(self.nomination.get((i, res)) not in (None, fname) for i in ids):
-                reasons.append(f"skipping flavor {fname} as it is not found in the nomination mapping for resource {res}")
+                reasons.append(f"skipping flavor {fname} as it is not found in the nomination mapping "
+                               f"for resource {res}")
                 continue
             if self.allowed_flavors is not None and fname not in self.allowed_flavors:
                 reasons.append(f"skipping flavor {fname} due to WorkloadAllowedResourceFlavorAnnotation annotation")
@@ -289,7 +290,8 @@ class FlavorAssigner:
         borrow, may_reclaim = node.find_height(fr, val)
         if val <= available:
             return P_FIT, borrow, None
-        msg = f"insufficient unused quota for {res} in flavor {fr[0]}, {format_amount(res, val - available)} more needed"
+        msg = (f"insufficient unused quota for {res} in flavor {fr[0]}, "
+               f"{format_amount(res, val - available)} more needed")
         if node.nominal(fr) >= val or may_reclaim or self.can_preempt_while_borrowing():
             possibility, borrow_after = self.oracle(self.cq, self.wi, fr, val)
             mode = POSSIBILITY_TO_MODE[possibility]

@@ -65,7 +65,7 @@ def uses_resources(wi: WorkloadInfo, frs: set[FR]) -> bool:
 def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
     """CandidatesOrdering: the first to preempt sorts first."""
     k = wi.cand_key
-    return (k[0], cq_name == preemptor_cq) + k[1:]
+    return (k[0], cq_name == preemptor_cq, *k[1:])
 
 
 class Preemptor:

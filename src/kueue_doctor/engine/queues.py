@@ -31,7 +31,7 @@ def scheduling_hash(wi: WorkloadInfo) -> str:
     """Workloads that Kueue treats as the same shape (computeSchedulingHash): same priority and
     pod-set shapes, whatever their names, namespaces or timestamps."""
     shape = {"priority": wi.priority, "podSets": []}
-    for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets):
+    for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets, strict=True):
         t = spec_ps.template
         shape["podSets"].append({
             "name": ps.name, "count": ps.count, "minCount": ps.min_count, "requests": sorted(ps.per_pod.items()),

@@ -95,7 +95,7 @@ class Scheduler:
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
         res = CycleResult()
-        active = [n for n in sorted(self.snap.cluster_queues)]
+        active = sorted(self.snap.cluster_queues)
         heads = self.queues.heads(active)
         if not heads:
             return res
@@ -207,7 +207,7 @@ class Scheduler:
 
         def attempt(i: int):
             if i not in results:
-                counts = [ps.count - (d * i // total) for ps, d in zip(wi.pod_sets, deltas)]
+                counts = [ps.count - (d * i // total) for ps, d in zip(wi.pod_sets, deltas, strict=True)]
                 a = fa.assign(counts)
                 m = a.representative_mode()
                 ok, targets = False, []
@@ -455,5 +455,6 @@ def invalid_resources(wl: o.Workload, limit_ranges: list[o.LimitRange]) -> str:
                     for res, mn in item.min.items():
                         q = c.requests.get(res)
                         if q is not None and q.value < mn.value:
-                            return f"resource validation failed: {res} of container {c.name} is below the LimitRange min"
+                            return (f"resource validation failed: {res} of container {c.name} "
+                                    "is below the LimitRange min")
     return ""

@@ -86,7 +86,7 @@ class Cluster:
 
     # -- fit ----------------------------------------------------------------------------
     def eligible_mask(self, pod: PodShape) -> np.ndarray:
-        key = selector_key(pod) + (pod.gpus,)
+        key = (*selector_key(pod), pod.gpus)
         mask = self._elig.get(key)
         if mask is None:
             ok = np.array([eligible(rep, pod) for rep in self.kind_reps], dtype=bool)

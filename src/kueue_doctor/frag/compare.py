@@ -53,7 +53,7 @@ def run_grid(nodes_path: str, pods_path: str, policies: Sequence[str], seeds: Se
     if jobs <= 1 or len(tasks) == 1:
         return [run_one(*t) for t in tasks]
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        return list(pool.map(run_one, *zip(*tasks)))
+        return list(pool.map(run_one, *zip(*tasks, strict=True)))
 
 
 @dataclass
@@ -110,5 +110,6 @@ def table(summaries: Sequence[PolicySummary], columns: Sequence[int] = (90, 100,
                     + [f"{s.frag_median[mid]:.2f}" if mid in s.frag_median else "-",
                        f"{s.failed_mean:.0f}", f"{s.seconds_mean:.2f}"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True)))
                      for r in rows)

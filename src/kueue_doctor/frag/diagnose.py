@@ -116,7 +116,7 @@ def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
         results = what_if(empty_nodes, running, shapes, policies, seed,
                           typical_from=[*running, *pending])
         for name, (slots, refused) in results.items():
-            for f, n in zip(findings, slots):
+            for f, n in zip(findings, slots, strict=True):
                 f.policy_slots[name] = n
                 f.policy_refused[name] = refused
     return findings

@@ -187,7 +187,7 @@ def queue_demands(state: ClusterState, cluster_queue: str,
                 shape = pod_shape(ps.template, None, flavor.node_labels if flavor else {},
                                   flavor.tolerations if flavor else ())
                 options.append((slots_for(shape), fname, shape))
-            slots, fname, shape = max(options, key=lambda t: t[0])
+            _slots, fname, shape = max(options, key=lambda t: t[0])
             key = _Key(shape, fname)
             counts[key] += ps.count
             sources[key].append(f"{ns}/{name}")

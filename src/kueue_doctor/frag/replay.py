@@ -100,7 +100,7 @@ def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: flo
     """
     sums: dict[int, float] = {}
     counts: dict[int, int] = {}
-    for a, v in zip(arrived.tolist(), values):
+    for a, v in zip(arrived.tolist(), values, strict=True):
         x = round(a / total_gpus / 10)
         sums[x] = sums.get(x, 0.0) + v
         counts[x] = counts.get(x, 0) + 1

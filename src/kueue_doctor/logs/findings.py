@@ -1,6 +1,7 @@
 """Turn accumulated evidence into findings, one rule per cause id (see docs/logs.md)."""
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -86,7 +87,7 @@ def slow_release(ev: Evidence, grace: float) -> list[Finding]:
     spacing = {}
     for cq in cqs:
         times = [t for t in ev.queues[cq].admit_times if first <= t <= last + grace] if first else []
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        gaps = [b - a for a, b in itertools.pairwise(times)]
         if gaps:
             spacing[cq] = round(median(gaps), 3)
     helds = [_held(v) for v in slow.values()]
@@ -122,7 +123,8 @@ def head_of_line(ev: Evidence) -> list[Finding]:
     for cq, q in sorted(ev.queues.items()):
         for wl, h in q.heads.items():
             span = (h.last - h.first) if h.first is not None and h.last is not None else 0
-            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN and h.requeue not in ("PendingPreemption", "skipped"):
+            if (h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN
+                    and h.requeue not in ("PendingPreemption", "skipped")):
                 out.append((cq, wl, h))
     if not out:
         return []

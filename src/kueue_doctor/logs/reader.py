@@ -62,7 +62,7 @@ def _open_path(path: str) -> io.BufferedIOBase:
         raw = sys.stdin.buffer
     else:
         try:
-            raw = open(path, "rb")
+            raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
         except OSError as e:
             raise InputError(e.strerror or str(e), file=path) from None
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
@@ -131,7 +131,7 @@ def decode_json(line: bytes) -> dict | None:
             extra["borrowing"] = int(m.group(1))
         tail = line.rfind(_PREEMPTED_TAIL)
         if tail > cut:
-            try:
+            try:  # noqa: SIM105 - per log line: try/except is cheaper than contextlib.suppress
                 extra["preempted"] = json.loads(line[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
             except ValueError:
                 pass

@@ -75,7 +75,7 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[tuple[float, float]]
     if x1 <= x0:
         x1 = x0 + 1.0
     unit, suffix = x_unit or time_axis(x1 - x0)
-    yt = nice_ticks(0.0, max(ys + [0.0]) or 1.0)
+    yt = nice_ticks(0.0, max([*ys, 0.0]) or 1.0)
     y1 = yt[-1]
     left, right, bottom = 56, 12, 34
     top = 44 if title else 26   # title row, then the legend row, above the plot

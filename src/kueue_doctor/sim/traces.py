@@ -10,6 +10,7 @@ Mappings and their reasons: docs/simulator.md, "Traces".
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import zlib
@@ -116,8 +117,8 @@ def _slice(jobs: list[TraceJob], f: Fields) -> list[TraceJob]:
         if j.at < start:
             if carry and start > 0 and j.at + j.runtime > start:
                 carried.append(TraceJob(0.0, j.at + j.runtime - start, j.tenant, j.name, j.requests, j.pods,
-                                        j.kind, j.klass, j.synthetic + ["arrived before the slice: runs the rest "
-                                                                        "of its runtime from time 0"]))
+                                        j.kind, j.klass, [*j.synthetic, "arrived before the slice: runs the rest "
+                                                                         "of its runtime from time 0"]))
             continue
         if limit is not None and taken >= limit:
             break
@@ -176,8 +177,8 @@ def _philly(f: Fields, path: Path, base: Path) -> Trace:
                              field=f.where("virtualClusters"))
     if not files:
         raise InputError(f"no *.trace files in {path}", field=f.where("path"))
-    throughputs = _gavel_throughputs(_path(f, "throughputs", base, default=folder / "gavel_simulation_throughputs.json"),
-                                     f.where("throughputs"))
+    throughputs = _gavel_throughputs(
+        _path(f, "throughputs", base, default=folder / "gavel_simulation_throughputs.json"), f.where("throughputs"))
     vc_nodes = _philly_vc_nodes(_path(f, "virtualClusterNodes", base, default=folder / "philly_vc.csv"),
                                 f.where("virtualClusterNodes"))
     tiny = f.int("tinyClusterNodes", PHILLY_TINY_NODES, minimum=0)
@@ -307,8 +308,7 @@ def _csv_rows(p: Path, columns: tuple[str, ...], where: str):
         missing = [c for c in columns if c not in (reader.fieldnames or [])]
         if missing:
             raise InputError(f"missing column(s) {', '.join(missing)}", file=str(p))
-        for line, row in enumerate(reader, start=2):
-            yield line, row
+        yield from enumerate(reader, start=2)
 
 
 def _num(p: Path, line: int, row: dict, col: str, empty: int | None = 0) -> int | None:
@@ -355,7 +355,7 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         name = (row.get("name") or "").strip()
         if not name:
             raise InputError("empty pod name", file=f"{path}:{line}", field="name")
-        num = lambda c, empty=0: _num(path, line, row, c, empty)  # noqa: E731
+        num = functools.partial(_num, path, line, row)
         gpus, milli = num("num_gpu"), num("gpu_milli")
         created, deleted, scheduled = num("creation_time"), num("deletion_time", None), num("scheduled_time", None)
         if deleted is None:

@@ -155,7 +155,7 @@ class Kube:
             first_meta: dict = {}
             try:
                 while True:
-                    q = list(query or []) + [("limit", PAGE_SIZE)]
+                    q = [*(query or []), ("limit", PAGE_SIZE)]
                     if token:
                         q.append(("continue", token))
                     page = self.get_json(path, q)
