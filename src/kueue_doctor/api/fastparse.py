@@ -8,7 +8,7 @@ error. For the inputs it accepts it builds exactly what the careful parser build
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from . import objects as o
 from .fields import to_time
@@ -28,6 +28,12 @@ def _str(v: Any, default: str = "") -> str:
     if not isinstance(v, str):
         raise _GiveUp
     return v
+
+
+@overload
+def _int(v: Any, default: int, minimum: int | None = ...) -> int: ...
+@overload
+def _int(v: Any, default: None = ..., minimum: int | None = ...) -> int | None: ...
 
 
 def _int(v: Any, default: int | None = None, minimum: int | None = None) -> int | None:

@@ -32,7 +32,8 @@ def object_ref(raw: Any) -> str:
     if not isinstance(raw, dict):
         return ""
     kind = raw.get("kind") if isinstance(raw.get("kind"), str) and raw.get("kind") else "?"
-    meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    m = raw.get("metadata")
+    meta = m if isinstance(m, dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else "<unnamed>"
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
     return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
@@ -357,7 +358,8 @@ def parse_deployment(f: Fields, version: str) -> o.Deployment:
                         ready_replicas=f.obj("status").int("readyReplicas", 0))
 
 
-class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+# libyaml's loader when PyYAML was built with it, else the pure-Python one (same behaviour).
+class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Safe loading, plus the OrderedDict tag some Helm charts leave in the Kueue config
     (PyYAML-dumped OrderedDicts): read as a plain mapping, nothing is executed."""
 
@@ -468,18 +470,24 @@ def _served(raw: dict) -> bool:
         and bool(m.get("creationTimestamp"))
 
 
+def _type_field(raw: dict[str, Any], key: str, ref: str) -> str:
+    """``kind`` or ``apiVersion``: a non-empty string."""
+    value = raw.get(key)
+    if not isinstance(value, str) or not value:
+        raise InputError("required field is missing" if value is None else
+                         "must not be empty" if value == "" else f"must be a string, got {value!r}",
+                         obj=ref, field=key)
+    return value
+
+
 def parse_object(raw: Any) -> Any:
     """One decoded object -> model object. Raises InputError (bad) or UnknownKind (skip)."""
     ref = object_ref(raw)
     if not isinstance(raw, dict):
         raise InputError(f"not a Kubernetes object: got {_type_name(raw)} {_short(raw)} "
                          "(expected a mapping with apiVersion and kind)")
-    api_version, kind = raw.get("apiVersion"), raw.get("kind")
-    for key, value in (("kind", kind), ("apiVersion", api_version)):
-        if not isinstance(value, str) or not value:
-            raise InputError("required field is missing" if value is None else
-                             "must not be empty" if value == "" else f"must be a string, got {value!r}",
-                             obj=ref, field=key)
+    kind = _type_field(raw, "kind", ref)
+    api_version = _type_field(raw, "apiVersion", ref)
     entry = KINDS.get(kind)
     if entry is None:
         raise UnknownKind(f"{api_version} {kind}")

@@ -310,8 +310,9 @@ def prepare(node: Any, kind: str, path: str = "") -> Any:
 # disagree on the test corpus (tests/test_broken_inputs.py checks); if they did,
 # jsonschema would win (see ``first_error``).
 
-_PY_TYPES = {"object": dict, "array": list, "string": (str, datetime, date), "boolean": bool,
-             "integer": int, "number": (int, float)}
+_PY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict, "array": list, "string": (str, datetime, date), "boolean": bool,
+    "integer": int, "number": (int, float)}
 Check = Callable[[Any], bool]
 
 
@@ -337,9 +338,13 @@ def compile_check(schema: dict) -> Check:
                 continue  # checked by the properties/items closure below, in the same test
             py = _PY_TYPES[value]
             if value in ("integer", "number"):
-                checks.append(lambda v, py=py: v is None or (isinstance(v, py) and not isinstance(v, bool)))
+                def is_number(v: Any, py: type | tuple[type, ...] = py) -> bool:
+                    return v is None or (isinstance(v, py) and not isinstance(v, bool))
+                checks.append(is_number)
             else:
-                checks.append(lambda v, py=py: v is None or isinstance(v, py))
+                def is_type(v: Any, py: type | tuple[type, ...] = py) -> bool:
+                    return v is None or isinstance(v, py)
+                checks.append(is_type)
         elif key == "properties" or (key == "additionalProperties" and "properties" not in schema):
             # One pass over the keys the object has (usually far fewer than the schema's).
             subs = {name: compile_check(sub) for name, sub in schema.get("properties", {}).items()}
@@ -380,11 +385,17 @@ def compile_check(schema: dict) -> Check:
                 return True
             checks.append(required)
         elif key == "pattern":
-            search = _compiled(value).search
-            checks.append(lambda v, search=search: not isinstance(v, str) or search(v) is not None)
+            pattern = _compiled(value)
+
+            def matches(v: Any, search: Callable[[str], object] = pattern.search) -> bool:
+                return not isinstance(v, str) or search(v) is not None
+            checks.append(matches)
         elif key in LEAVES:
             ok = LEAVES[key][0]
-            checks.append(lambda v, ok=ok, limit=value: ok(limit, v))
+
+            def leaf(v: Any, ok: Callable[[Any, Any], bool] = ok, limit: Any = value) -> bool:
+                return ok(limit, v)
+            checks.append(leaf)
     return _all(tuple(checks)) if checks else (lambda v: True)
 
 

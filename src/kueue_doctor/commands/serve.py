@@ -45,6 +45,7 @@ def make_source(folder: str | None, kubeconfig: str | None, kube_context: str | 
         return FolderSource(folder, wait, every)
     if kubeconfig:
         return LiveSource(kubeconfig, kube_context, wait, every)
+    assert simulate  # exactly one of the three, checked above
     return SimSource(simulate, wait, every, speed)
 
 
@@ -86,9 +87,10 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     source.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-    click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound[1]}/metrics", err=True)
+    bound_host, bound_port = httpd.server_address[:2]
+    bound_host = bound_host if isinstance(bound_host, str) else bytes(bound_host).decode()
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound_port}/metrics", err=True)
     sys.stderr.flush()
     try:
         while not done.wait(1.0):

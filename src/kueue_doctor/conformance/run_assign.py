@@ -45,7 +45,7 @@ def _oracle(scn: Scenario):
 def run_assign(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     snap = build_snapshot(prepare_state(scn), cfg)
-    cq_name = scn.run.get("clusterQueue")
+    cq_name = str(scn.run.get("clusterQueue") or "")
     cq = snap.cluster_queues.get(cq_name) or snap.inactive.get(cq_name)
     if cq is None:
         raise InputError("names no ClusterQueue in objects", field="run.clusterQueue")
@@ -150,9 +150,9 @@ def compare_assignment(want: dict, got: Assignment, observe: bool) -> list[str]:
             if wf != gf:
                 diffs.append(f"podSet {g.name} flavors: expected {wf}, got {gf}")
         if "status" in w:
-            wr = sorted((w["status"] or {}).get("reasons") or [])
-            if wr != sorted(g.reasons):
-                diffs.append(f"podSet {g.name} status.reasons: expected {wr}, got {sorted(g.reasons)}")
+            want_reasons = sorted((w["status"] or {}).get("reasons") or [])
+            if want_reasons != sorted(g.reasons):
+                diffs.append(f"podSet {g.name} status.reasons: expected {want_reasons}, got {sorted(g.reasons)}")
         diffs += _compare_attempts(g.name, check, w.get("attempts"), g.attempts, observe)
     return diffs
 

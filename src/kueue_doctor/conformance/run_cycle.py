@@ -32,15 +32,15 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
         want = exp["admitted"] or {}
         diffs += compare_sets("admitted", want, admitted)
         for key, w in want.items():
-            e = admitted.get(key)
-            if e is None:
+            entry = admitted.get(key)
+            if entry is None or entry.assignment is None:
                 continue
-            if w.get("clusterQueue") != e.cq_name:
-                diffs.append(f"admitted[{key}].clusterQueue: expected {w.get('clusterQueue')}, got {e.cq_name}")
+            if w.get("clusterQueue") != entry.cq_name:
+                diffs.append(f"admitted[{key}].clusterQueue: expected {w.get('clusterQueue')}, got {entry.cq_name}")
             got_psa = [{"name": ps.name, "count": ps.count,
                         "flavors": {r: f.name for r, f in ps.flavors.items()},
                         "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors}}
-                       for ps in e.assignment.pod_sets]
+                       for ps in entry.assignment.pod_sets]
             want_psa = [{"name": p["name"], "count": int(p.get("count", 0)), "flavors": dict(p.get("flavors") or {}),
                          "resourceUsage": {r: Quantity.parse(q).amount(r)
                                            for r, q in (p.get("resourceUsage") or {}).items()}}

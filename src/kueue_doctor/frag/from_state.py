@@ -54,7 +54,7 @@ def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
     gpus = sum(req.get(r, 0) for r in GPU_RESOURCES)
     milli = GPU_MILLI if gpus else 0
     share = _annotation(meta, "gpu-milli") if meta is not None else None
-    if share:
+    if share and meta is not None:
         gpus = gpus or (_annotation(meta, "gpu-count") or 1)
         milli = min(share, GPU_MILLI)
     labels = dict(spec.node_selector)

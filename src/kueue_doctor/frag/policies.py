@@ -142,6 +142,8 @@ def _gradient_score(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 def fgd_scores(cl: Cluster, pod: PodShape, sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """FGD score of placing ``pod`` on each node state, and for share pods the GPU to use."""
     model = cl.model
+    if model is None:
+        raise ValueError("FGD scores need the cluster's fragmentation measure (Cluster built with typical shapes)")
     cpu = cl.st_cpu[sids] - pod.cpu
     free = cl.st_free[sids]
     kind = cl.st_kind[sids]

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from ..errors import InputError
 
@@ -41,7 +42,7 @@ def open_sources(source) -> Iterator[tuple[str, io.BufferedIOBase]]:
     if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and _is_line(source)):
         source = [source]
     if isinstance(source, (io.IOBase,)):
-        yield "<stream>", source
+        yield "<stream>", cast(io.BufferedIOBase, source)  # any binary stream: only read() is used
         return
     pending_lines: list[bytes] = []
     for item in source:
@@ -58,8 +59,9 @@ def open_sources(source) -> Iterator[tuple[str, io.BufferedIOBase]]:
 
 
 def _open_path(path: str) -> io.BufferedIOBase:
+    raw: io.BufferedIOBase
     if path == "-":
-        raw = sys.stdin.buffer
+        raw = cast(io.BufferedIOBase, sys.stdin.buffer)  # a BufferedReader at run time
     else:
         try:
             raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it

@@ -117,7 +117,8 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[tuple[float, float]]
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         out.append(f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width}"{dash} '
                    f'points="{" ".join(coords)}"><title>{escape(s.name)}</title></polyline>')
-    lx, ly = left, top - 10
+    lx: float = left
+    ly = top - 10
     for s in series:
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="{ly - 4}" y2="{ly - 4}" stroke="{s.color}" '

@@ -109,11 +109,11 @@ class Recorder:
                 wi = sim.model.snapshot.cluster_queues[sw.cluster_queue].workloads.get(sw.key)
                 if wi is not None:
                     not_running[sw.cluster_queue].append((wi, sim.dt(sw.waiting_since)))
-        for name, cq in sim.model.snapshot.cluster_queues.items():
+        for name, cq_snap in sim.model.snapshot.cluster_queues.items():
             q = sim.model.queues.queues.get(name)
             pending = q.active() + list(q.inadmissible.values()) if q is not None and q.pending_count() else []
-            g = evaluate(cq, pending, now, min_wait, not_running.get(name, ()))
-            res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
+            g = evaluate(cq_snap, pending, now, min_wait, not_running.get(name, ()))
+            res = primary_resource(sorted({fr[1] for fr in cq_snap.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
             nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)
             fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)

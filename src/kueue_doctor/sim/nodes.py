@@ -80,7 +80,8 @@ class NodePool:
         """Bind every pod of a gang or none (all-or-nothing, like a gang scheduler)."""
         chosen: list[tuple[SimPod, SimNode]] = []
         for pod in pods:
-            best, best_score = None, None
+            best: SimNode | None = None
+            best_score = 0.0  # read only once best is set
             for node in self.nodes:
                 if not node.ready or any(node.labels.get(k) != v for k, v in labels.items()):
                     continue

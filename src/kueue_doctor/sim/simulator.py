@@ -116,7 +116,9 @@ class Simulator:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
                 break
-            _, kind, payload = self.events.pop()
+            popped = self.events.pop()
+            assert popped is not None  # peek_time just saw it
+            _, kind, payload = popped
             handlers[kind](payload)
             if self.progress is not None:
                 self.progress(self.now)

@@ -311,10 +311,17 @@ def _csv_rows(p: Path, columns: tuple[str, ...], where: str):
         yield from enumerate(reader, start=2)
 
 
-def _num(p: Path, line: int, row: dict, col: str, empty: int | None = 0) -> int | None:
+def _num(p: Path, line: int, row: dict[str, str], col: str) -> int:
+    """A whole number >= 0; an empty cell reads 0."""
+    v = _num_or_none(p, line, row, col)
+    return 0 if v is None else v
+
+
+def _num_or_none(p: Path, line: int, row: dict[str, str], col: str) -> int | None:
+    """A whole number >= 0, or None for an empty cell."""
     text = (row.get(col) or "").strip()
     if not text:
-        return empty
+        return None
     try:
         v = int(float(text))
     except ValueError:
@@ -331,13 +338,13 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
     share = f.str("gpuShare", "whole", choices=("whole", "milli", "skip"))
     node_file = _path(f, "nodeList", base, default=path.parent / "openb_node_list_gpu_node.csv")
     gpu_res, per_gpu = (GPU_MILLI, 1000) if share == "milli" else (GPU, 1)
-    rows = []   # (name, cpu milli, memory MiB, GPUs, model)
+    rows: list[tuple[str, int, int, int, str]] = []   # (name, cpu milli, memory MiB, GPUs, model)
     for line, row in _csv_rows(node_file, OPENB_NODE_COLUMNS, f.where("nodeList")):
         name = (row.get("sn") or "").strip()
         if not name:
             raise InputError("empty node name", file=f"{node_file}:{line}", field="sn")
-        rows.append((name, *(_num(node_file, line, row, c) for c in ("cpu_milli", "memory_mib", "gpu")),
-                     (row.get("model") or "").strip()))
+        rows.append((name, _num(node_file, line, row, "cpu_milli"), _num(node_file, line, row, "memory_mib"),
+                     _num(node_file, line, row, "gpu"), (row.get("model") or "").strip()))
     if not rows:
         raise InputError(f"no nodes in {node_file}", field=f.where("nodeList"))
     # with its real times openb keeps at most ~70 of 6,212 GPUs busy: a smaller cluster makes
@@ -356,8 +363,9 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         if not name:
             raise InputError("empty pod name", file=f"{path}:{line}", field="name")
         num = functools.partial(_num, path, line, row)
+        num_or_none = functools.partial(_num_or_none, path, line, row)
         gpus, milli = num("num_gpu"), num("gpu_milli")
-        created, deleted, scheduled = num("creation_time"), num("deletion_time", None), num("scheduled_time", None)
+        created, deleted, scheduled = num("creation_time"), num_or_none("deletion_time"), num_or_none("scheduled_time")
         if deleted is None:
             raise InputError("no deletion_time: the pod's runtime is unknown", file=f"{path}:{line}",
                              field="deletion_time")
@@ -386,7 +394,7 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         tenant = f"tenant-{zlib.crc32(name.encode()) % n}"
         jobs.append(TraceJob(float(created), float(max(runtime, 0)), tenant, name, requests, 1, JOB, klass, synthetic))
     quotas = {}
-    cpu, mem, gpus = (sum(r[i] for r in rows) for i in (1, 2, 3))
+    cpu, mem, gpus = sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows)
     for i in range(n):
         # an equal split of the cluster: the trace records no quotas
         quotas[f"tenant-{i}"] = {"cpu": f"{cpu // n}m", "memory": f"{mem // n}Mi", gpu_res: str(gpus * per_gpu // n)}

@@ -32,7 +32,7 @@ class FetchError(Exception):
         self.status = status
 
 
-def _clean(text: str, limit: int = 300) -> str:
+def _clean(text: object, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -129,8 +129,10 @@ class Kube:
         try:
             doc = json.loads(data)
         except ValueError as e:
-            # A body cut short on a connection that closed cleanly still fails here.
-            raise FetchError("truncated", f"incomplete JSON after {len(data)} bytes ({e.msg})") from None
+            # A body cut short on a connection that closed cleanly still fails here. (A body that
+            # is not UTF-8 raises UnicodeDecodeError, which has no .msg.)
+            why = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+            raise FetchError("truncated", f"incomplete JSON after {len(data)} bytes ({why})") from None
         if not isinstance(doc, dict):
             raise FetchError("http-error", "answer is not a JSON object")
         return doc
