@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..api import objects as o
+
 # Gate defaults at the upstream commit the conformance cases come from (reference §0).
 DEFAULT_GATES: dict[str, bool] = {
     "FlavorFungibility": True,
@@ -51,7 +53,8 @@ class EngineConfig:
         return DEFAULT_GATES.get(name, False)
 
     @classmethod
-    def from_kueue(cls, configuration=None, feature_gates: dict[str, bool] | None = None) -> EngineConfig:
+    def from_kueue(cls, configuration: o.KueueConfiguration | None = None,
+                   feature_gates: dict[str, bool] | None = None) -> EngineConfig:
         cfg = cls()
         if configuration is not None:
             cfg.fair_sharing = configuration.fair_sharing.enabled

@@ -21,7 +21,7 @@ class DRS:
     weight: float = 1.0
     borrowing: bool = False
     dominant: str = ""
-    borrowed: frozenset = field(default_factory=frozenset)   # the frs above subtree quota
+    borrowed: frozenset[FR] = field(default_factory=frozenset)   # the frs above subtree quota
     legacy: int | None = None  # the integer share of a pre-fix release, when modelled
 
     def zero_weight_borrows(self) -> bool:

@@ -47,7 +47,7 @@ def requirement_matches(req: o.SelectorRequirement, labels: dict[str, str]) -> b
         return not has
     if req.operator in ("Gt", "Lt") and has and req.values:
         try:
-            a, b = int(v), int(req.values[0])
+            a, b = int(labels[req.key]), int(req.values[0])
         except ValueError:
             return False
         return a > b if req.operator == "Gt" else a < b
@@ -60,7 +60,7 @@ def matches_flavor_labels(spec: o.PodSpec, labels: dict[str, str]) -> bool:
     for k, v in spec.node_selector.items():
         if k in keys and labels.get(k) != v:
             return False
-    terms = []
+    terms: list[list[o.SelectorRequirement]] = []
     for term in spec.required_node_terms:
         exprs = [e for e in term.match_expressions if e.key in keys]
         if not exprs:

@@ -98,7 +98,7 @@ class FlavorAssigner:
                 for r, v in psas[i].requests.items():
                     requests[r] = requests.get(r, 0) + v
                 total_count += pod_sets[i].count
-            probe = None
+            probe: dict[str, int] | None = None
             if total_count == 0:
                 probe = {}
                 for i in ids:
@@ -170,7 +170,7 @@ class FlavorAssigner:
         return self.last_tried[ps_index].get(res, -1) + 1
 
     def find_flavor(self, ids: list[int], requests: dict[str, int], probe: dict[str, int] | None, res: str,
-                    usage: dict[FR, int]):
+                    usage: dict[FR, int]) -> tuple[dict[str, FlavorChoice], list[str], str, list[Attempt]]:
         """-> (resource -> FlavorChoice, reasons, no-fit reason, attempts)."""
         cq = self.cq
         group = cq.group_for(res)
@@ -205,7 +205,7 @@ class FlavorAssigner:
                                         no_fit_reason=NO_MATCHING_FLAVOR if self.observability else ""))
                 continue
             if probe is not None:
-                probe_reasons = []
+                probe_reasons: list[str] = []
                 for r, v in probe.items():
                     cap = cq.node.potential_available((fname, r))
                     if cap < v:
@@ -275,7 +275,8 @@ class FlavorAssigner:
     def check_flavor(self, fname: str, ids: list[int]) -> str:
         return flavor_problem(fname, self.flavors.get(fname), [self.wi.obj.pod_sets[i].template for i in ids])
 
-    def fits_resource_quota(self, fr: FR, assumed: int, request: int):
+    def fits_resource_quota(self, fr: FR, assumed: int,
+                            request: int) -> tuple[int, int, tuple[list[str], str] | None]:
         """-> (internal mode, borrowing level, (reasons, no-fit reason) or None)."""
         node = self.cq.node
         available = node.available(fr)

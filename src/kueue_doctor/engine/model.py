@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..api import objects as o
 from ..api.state import ClusterState
 from .config import EngineConfig
 from .queues import QueueManager
@@ -38,12 +39,12 @@ class AdmissionModel:
                 continue
             if not self.queues.add(wi):
                 self.unqueued.append(wi)
-        limit_ranges: dict = {}
+        limit_ranges: dict[str, list[o.LimitRange]] = {}
         for (ns, _), lr in state.limit_ranges.items():
             limit_ranges.setdefault(ns, []).append(lr)
         self.scheduler = Scheduler(self.snapshot, self.queues, config, limit_ranges)
 
-    def info(self, wl) -> WorkloadInfo:
+    def info(self, wl: o.Workload) -> WorkloadInfo:
         key = f"{wl.meta.namespace}/{wl.meta.name}"
         wi = self.infos.get(key)
         if wi is None or wi.obj is not wl:
@@ -58,7 +59,7 @@ class AdmissionModel:
         return self.scheduler.schedule(now)
 
     # -- lifecycle events (what Kueue's controllers do between cycles) --------------------------
-    def submit(self, wl) -> WorkloadInfo:
+    def submit(self, wl: o.Workload) -> WorkloadInfo:
         """A new pending workload."""
         wi = self.info(wl)
         if not self.queues.add(wi):

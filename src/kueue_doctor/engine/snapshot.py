@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..api import objects as o
+from ..api.quantity import Quantity
 from ..api.state import ClusterState
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
-from .workload import WorkloadInfo
+from .workload import CandKey, WorkloadInfo
 
 
 @dataclass(slots=True)
@@ -35,7 +36,7 @@ def quotas_of(groups: list[o.ResourceGroup]) -> dict[FR, Quota]:
     return quotas
 
 
-def weight_of(q: o.Quantity | None) -> float:
+def weight_of(q: Quantity | None) -> float:
     return float(q.value) if q is not None else 1.0
 
 
@@ -99,7 +100,7 @@ class ClusterQueueSnapshot:
         return f"ClusterQueueSnapshot({self.name})"
 
 
-def _cand_key(wi: WorkloadInfo):
+def _cand_key(wi: WorkloadInfo) -> CandKey:
     return wi.cand_key
 
 
@@ -155,12 +156,12 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
 
     cohort_objs = state.cohorts
     names = set(cohort_objs)
-    for cq in state.cluster_queues.values():
-        if cq.cohort:
-            names.add(cq.cohort)
-    for co in cohort_objs.values():
-        if co.parent:
-            names.add(co.parent)
+    for cq_obj in state.cluster_queues.values():
+        if cq_obj.cohort:
+            names.add(cq_obj.cohort)
+    for cohort_obj in cohort_objs.values():
+        if cohort_obj.parent:
+            names.add(cohort_obj.parent)
 
     def parent_of(name: str) -> str:
         co = cohort_objs.get(name)

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from ..api import objects as o
+from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)
 Requests = dict[str, int]
+# CandidatesOrdering less its "same ClusterQueue" term: (not evicted, priority, -reserved at, uid)
+CandKey = tuple[bool, int, float, str]
 
 EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
@@ -118,17 +122,19 @@ class WorkloadInfo:
         self._reserved_at = qr.last_transition_time if qr and qr.status == "True" else None
         self._refresh_key()
         self._order_ts = self._queue_order_timestamp(obj, requeuing_timestamp)
-        self.last_assignment = None
+        self.last_assignment: Assignment | None = None
         self.preempted_reason = ""
         self.eviction_reason = ""
-        self.extra: dict = {}
+        # scratch space for callers, not read by the engine (the guarantee's caches, the
+        # doctor's and the simulator's waiting_since)
+        self.extra: dict[str, Any] = {}
 
     # CandidatesOrdering without the "same ClusterQueue" term, kept precomputed because
     # preemption sorts thousands of candidates per cycle: evicted first, lower priority,
     # most recently reserved (never reserved counts as now, i.e. most recent), UID.
     def _refresh_key(self) -> None:
         ts = self._reserved_at.timestamp() if self._reserved_at is not None else float("inf")
-        self.cand_key = (not self._evicted, self.priority, -ts, self.uid)
+        self.cand_key: CandKey = (not self._evicted, self.priority, -ts, self.uid)
 
     @property
     def evicted(self) -> bool:
@@ -140,11 +146,11 @@ class WorkloadInfo:
         self._refresh_key()
 
     @property
-    def quota_reserved_at(self):
+    def quota_reserved_at(self) -> datetime | None:
         return self._reserved_at
 
     @quota_reserved_at.setter
-    def quota_reserved_at(self, v) -> None:
+    def quota_reserved_at(self, v: datetime | None) -> None:
         self._reserved_at = v
         self._refresh_key()
 
