@@ -133,7 +133,8 @@ def _subprocess(path: Path) -> Outcome:
 @pytest.fixture(scope="module")
 def subprocess_results():
     with ThreadPoolExecutor(max_workers=len(SUBPROCESS)) as pool:
-        return dict(zip(sorted(SUBPROCESS), pool.map(lambda n: _subprocess(BROKEN / n), sorted(SUBPROCESS))))
+        names = sorted(SUBPROCESS)
+        return dict(zip(names, pool.map(lambda n: _subprocess(BROKEN / n), names), strict=True))
 
 
 def test_corpus_is_complete():

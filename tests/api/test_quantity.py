@@ -5,11 +5,18 @@ from fractions import Fraction
 
 import pytest
 
-from kueue_doctor.api.quantity import (BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError,
-                                       amount_to_quantity, format_quantity)
+from kueue_doctor.api.quantity import (
+    BINARY_SI,
+    DECIMAL_EXPONENT,
+    DECIMAL_SI,
+    Quantity,
+    QuantityError,
+    amount_to_quantity,
+    format_quantity,
+)
 
 
-@pytest.mark.parametrize("text, value, fmt, canonical", [
+@pytest.mark.parametrize(("text", "value", "fmt", "canonical"), [
     ("500m", Fraction(1, 2), DECIMAL_SI, "500m"),
     ("3Gi", 3 * 2**30, BINARY_SI, "3Gi"),
     ("1.5", Fraction(3, 2), DECIMAL_SI, "1500m"),
@@ -60,7 +67,7 @@ def test_yaml_numbers():
     assert str(Quantity.parse(1e20)) == "100e18"
 
 
-@pytest.mark.parametrize("text, milli, units", [
+@pytest.mark.parametrize(("text", "milli", "units"), [
     ("1", 1000, 1), ("500m", 500, 1), ("0.1m", 1, 1), ("1.0000000001", 1001, 2),
     ("1.5", 1500, 2), ("3Gi", 3 * 2**30 * 1000, 3 * 2**30), ("1n", 1, 1),
 ])

@@ -51,7 +51,7 @@ def test_the_corpus_holds_objects_of_both_verdicts():
     assert verdicts.count(True) >= 30 and verdicts.count(False) >= 15
 
 
-@pytest.mark.parametrize("name, raw", OBJECTS, ids=[f"{n}#{i}" for i, (n, _) in enumerate(OBJECTS)])
+@pytest.mark.parametrize(("name", "raw"), OBJECTS, ids=[f"{n}#{i}" for i, (n, _) in enumerate(OBJECTS)])
 def test_fast_check_agrees_with_jsonschema(name, raw):
     # The closures decide validity; jsonschema only describes. Every Kueue object in the
     # corpus must get the same verdict from both.

@@ -16,20 +16,25 @@ def test_replay_json(sample_paths):
     out = json.loads(r.output)
     assert set(out) == {"allocation", "fragmentation"}
     cols = sorted(int(k) for k in out["allocation"])
-    assert cols[0] == 0 and cols[-1] >= 128
+    assert cols[0] == 0
+    assert cols[-1] >= 128
     assert all(0 <= v <= 100 for v in out["allocation"].values())
 
 
 def test_bad_input_is_one_line_exit_2(sample_paths, tmp_path):
     nodes, pods = sample_paths
     r = run("frag", "replay", "--nodes", nodes, "--pods", pods, "--policy", "Nope")
-    assert r.exit_code == 2 and "unknown policy" in r.output and r.output.count("\n") == 1
+    assert r.exit_code == 2
+    assert "unknown policy" in r.output
+    assert r.output.count("\n") == 1
     bad = tmp_path / "bad.csv"
     bad.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,lots,1,1,T4\n")
     r = run("frag", "replay", "--nodes", str(bad), "--pods", pods, "--policy", "FGD")
-    assert r.exit_code == 2 and "bad.csv:2: cpu_milli: not a number" in r.output
+    assert r.exit_code == 2
+    assert "bad.csv:2: cpu_milli: not a number" in r.output
     r = run("frag", "compare", "--nodes", nodes, "--pods", pods, "--seeds", "x-y")
-    assert r.exit_code == 2 and "--seeds" in r.output
+    assert r.exit_code == 2
+    assert "--seeds" in r.output
 
 
 def test_compare_table_and_offline_html(sample_paths, tmp_path):
@@ -43,5 +48,7 @@ def test_compare_table_and_offline_html(sample_paths, tmp_path):
     assert {lines[1].split()[0], lines[2].split()[0]} == {"Random", "FGD"}
     assert all(line.split()[1] == "2" for line in lines[1:3])
     page = html.read_text()
-    assert page.count("<svg") == 3 and "<polyline" in page
-    assert "<script" not in page and "http" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert page.count("<svg") == 3
+    assert "<polyline" in page
+    assert "<script" not in page
+    assert "http" not in page.replace("http://www.w3.org/2000/svg", "")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
@@ -35,7 +35,7 @@ def local_queue(ns: str, name: str, cq: str) -> dict[str, Any]:
 
 
 def workload(ns: str, name: str, queue: str, gpus: int, created: str = EARLIER,
-             node_selector: Optional[dict[str, str]] = None, admitted_to: Optional[tuple[str, str]] = None,
+             node_selector: dict[str, str] | None = None, admitted_to: tuple[str, str] | None = None,
              resource: str = "nvidia.com/gpu", count: int = 1) -> dict[str, Any]:
     pod: dict[str, Any] = {"containers": [{"name": "main", "image": "train:1",
                                            "resources": {"requests": {resource: str(gpus)}}}]}
@@ -71,8 +71,8 @@ def node(name: str, labels: dict[str, str], gpus: int, ready: bool = True, resou
     return n
 
 
-def write_folder(root: Path, objects: list[dict[str, Any]], collected_at: Optional[str] = T,
-                 failed: Optional[list[dict[str, Any]]] = None) -> Path:
+def write_folder(root: Path, objects: list[dict[str, Any]], collected_at: str | None = T,
+                 failed: list[dict[str, Any]] | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     kueue = [o for o in objects if o["apiVersion"].startswith("kueue.x-k8s.io")]
     nodes = [o for o in objects if o["kind"] == "Node"]
@@ -97,7 +97,7 @@ def pod(ns: str, name: str, workload_name: str, gpus: int, node_name: str = "", 
             "spec": spec, "status": {"phase": phase}}
 
 
-def facts_of(root: Path, objects: list[dict[str, Any]], log: Optional[str] = None, **kw: Any) -> Any:
+def facts_of(root: Path, objects: list[dict[str, Any]], log: str | None = None, **kw: Any) -> Any:
     """The doctor's facts of a folder written from ``objects`` (and a controller log)."""
     from datetime import timedelta
 

@@ -2,14 +2,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 from kueue_doctor.api import load_documents
 from kueue_doctor.api.state import ClusterState
-from kueue_doctor.doctor.capacity import (NO_NODES_REASON, CapacityReport, CapacityStatus, FlavorCapacity,
-                                          NodeState, QuotaKind, capacity_facts, quota_misconfiguration_causes)
+from kueue_doctor.doctor.capacity import (
+    NO_NODES_REASON,
+    CapacityReport,
+    CapacityStatus,
+    FlavorCapacity,
+    NodeState,
+    QuotaKind,
+    capacity_facts,
+    quota_misconfiguration_causes,
+)
 from kueue_doctor.doctor.findings import CauseId
 from kueue_doctor.sources.snapshot import load_folder
 
@@ -20,7 +28,7 @@ INCIDENTS = Path(__file__).resolve().parents[2] / "examples" / "incidents"
 
 # -- hand-made objects, read through the real loader -------------------------------------------
 
-def node(name: str, labels: dict[str, str], gpu: int = 8, cpu: str = "64", ready: Optional[str] = "True",
+def node(name: str, labels: dict[str, str], gpu: int = 8, cpu: str = "64", ready: str | None = "True",
          unschedulable: bool = False, taints: tuple[dict[str, str], ...] = ()) -> dict[str, Any]:
     alloc = {"cpu": cpu, "memory": "512Gi", "pods": "110"}
     if gpu:
@@ -37,7 +45,7 @@ def node(name: str, labels: dict[str, str], gpu: int = 8, cpu: str = "64", ready
             "spec": spec, "status": status}
 
 
-def flavor(name: str, labels: Optional[dict[str, str]] = None, tolerations: tuple[dict[str, str], ...] = (),
+def flavor(name: str, labels: dict[str, str] | None = None, tolerations: tuple[dict[str, str], ...] = (),
            node_taints: tuple[dict[str, str], ...] = ()) -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if labels:
@@ -64,7 +72,7 @@ def cq(name: str, quotas: dict[str, dict[str, str]], cohort: str = "", stop: str
     return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
 
 
-def cohort(name: str, quotas: Optional[dict[str, dict[str, str]]] = None, parent: str = "") -> dict[str, Any]:
+def cohort(name: str, quotas: dict[str, dict[str, str]] | None = None, parent: str = "") -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if quotas:
         spec["resourceGroups"] = groups(quotas)

@@ -29,7 +29,8 @@ def test_diagnose_matches_answer(folder):
     assert d["causes"][0]["confidence"] == "high"
     assert {s["step"] for s in d["steps"]} == {1, 2, 3, 4, 5, 6}
     for v in d["violations"]:
-        assert v["since"] and v["pendingWorkloads"]
+        assert v["since"]
+        assert v["pendingWorkloads"]
         for r in v["resources"].values():
             assert set(r) == {"nominal", "reserved", "pendingThatFits"}
 
@@ -66,8 +67,11 @@ def test_diagnose_html_is_one_offline_file(tmp_path):
     out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "html", "-o", str(out_file)])
     assert out.exit_code == 3, out.output
     html = out_file.read_text()
-    assert html.startswith("<!doctype html>") and "head-of-line-blocking" in html
-    assert "http://" not in html and "https://" not in html and "<script" not in html
+    assert html.startswith("<!doctype html>")
+    assert "head-of-line-blocking" in html
+    assert "http://" not in html
+    assert "https://" not in html
+    assert "<script" not in html
 
 
 def test_stale_log_signature_is_not_evidence():

@@ -60,7 +60,7 @@ def test_a_toleration_missing_for_a_tainted_flavor_excludes_it(tmp_path):
     objs = cluster()
     objs[1]["spec"]["nodeTaints"] = [{"key": "pool", "value": "b200", "effect": "NoSchedule"}]
     behind = workload("research", "small-any", "main", 8, created="2026-11-30T11:10:00Z")
-    code, d = diagnose(tmp_path, objs + [behind])
+    code, d = diagnose(tmp_path, [*objs, behind])
     assert code == 0 and d["violations"] == []   # b200 is tainted, b300 is full: nothing fits
 
 
@@ -70,6 +70,6 @@ def test_the_allowed_flavors_annotation_excludes_flavors(tmp_path):
     behind["metadata"]["annotations"] = {"kueue.x-k8s.io/workload-allowed-resource-flavors": "b300"}
     gates = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration"}
     del gates
-    code, d = diagnose(tmp_path, objs + [behind])
+    code, d = diagnose(tmp_path, [*objs, behind])
     # the annotation only takes effect with the ConcurrentAdmission gate (off by default)
     assert code == 3 and d["violations"][0]["pendingWorkloads"] == ["research/small-any"]

@@ -1,7 +1,7 @@
 """Invariants of the admission engine on random cohort trees and workloads (hypothesis)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +13,7 @@ from kueue_doctor.engine.model import AdmissionModel
 from kueue_doctor.engine.preemption import IN_CLUSTER_QUEUE, IN_COHORT_RECLAMATION, satisfies_policy
 from kueue_doctor.engine.quota import recompute_usage
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 FLAVORS = ("a", "b")
 
 
@@ -36,7 +36,7 @@ def clusters(draw):
             bl = draw(st.one_of(st.none(), st.integers(0, 6)))
             ll = draw(st.one_of(st.none(), st.integers(0, nominal)))
             quotas[f] = {"cpu": (str(nominal), None if bl is None else str(bl), None if ll is None else str(ll))}
-        cohort = draw(st.sampled_from(cohorts + [""]))
+        cohort = draw(st.sampled_from([*cohorts, ""]))
         if not cohort:  # limits need a cohort
             quotas = {f: {"cpu": (v["cpu"][0],)} for f, v in quotas.items()}
         state.add(build.cluster_queue(

@@ -1,7 +1,7 @@
 """The guarantee on hand-built queues: what counts as work that fits the nominal quota."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from kueue_doctor.api.load import load_documents
 from kueue_doctor.engine.config import EngineConfig
@@ -9,7 +9,7 @@ from kueue_doctor.engine.model import AdmissionModel
 from kueue_doctor.guarantee import Evaluator, Fit, NotRunning, QueueObservation, Waiting
 from tests.doctor.cluster import cluster_queue, flavor, local_queue, workload
 
-NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 LONG_AGO = NOW - timedelta(minutes=30)
 
 

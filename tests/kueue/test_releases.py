@@ -38,7 +38,7 @@ FLIPS = [
 ]
 
 
-@pytest.mark.parametrize("gate,before,after,was,now", FLIPS, ids=[f[0] for f in FLIPS])
+@pytest.mark.parametrize(("gate", "before", "after", "was", "now"), FLIPS, ids=[f[0] for f in FLIPS])
 def test_gate_default_flips_at_its_release(gate, before, after, was, now):
     assert defaults(v(before))[gate] is was
     assert defaults(v(after))[gate] is now
@@ -120,7 +120,7 @@ CARRIES = {
 }
 
 
-@pytest.mark.parametrize("cause,tag,carried",
+@pytest.mark.parametrize(("cause", "tag", "carried"),
                          [(c, t, x) for c, tags in CARRIES.items() for t, x in tags.items()])
 def test_which_releases_carry_each_bug(cause, tag, carried):
     assert affected(release_for(tag), cause) is carried
@@ -132,7 +132,7 @@ def test_the_fast_release_gate_fixes_bug_1_from_v0_17():
     assert affected(release_for("0.16.9", gate), "slow-preemption-release") is True
 
 
-@pytest.mark.parametrize("tag,mode", [
+@pytest.mark.parametrize(("tag", "mode"), [
     ("0.12.7", DrsMode.INTEGER_FLOOR), ("0.12.8", DrsMode.INTEGER_MAX1),
     ("0.12.10", DrsMode.INTEGER_MAX1),   # #6925 was never picked to release-0.12
     ("0.13.2", DrsMode.INTEGER_FLOOR), ("0.13.3", DrsMode.INTEGER_MAX1), ("0.13.4", DrsMode.INTEGER_MAX1),
@@ -146,7 +146,7 @@ def test_drs_modes_keep_the_strings_json_output_carries():
     assert [m.value for m in DrsMode] == ["exact", "integer-max1", "integer-floor"]
 
 
-@pytest.mark.parametrize("tag,sticky", [
+@pytest.mark.parametrize(("tag", "sticky"), [
     ("0.13.5", False), ("0.13.6", True), ("0.14.0", False), ("0.14.1", True), ("0.15.0", True),
 ])
 def test_sticky_preemptor_by_release(tag, sticky):
@@ -181,7 +181,7 @@ def test_release_notes_skip_drs_without_fair_sharing():
 
 # -- versions -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,parsed", [
+@pytest.mark.parametrize(("text", "parsed"), [
     ("v0.13.2", (0, 13, 2)), ("0.13", (0, 13, 0)), (" 0.14.1 ", (0, 14, 1)),
     ("v0.20.0-devel", (0, 20, 0)), ("v0.18.0-rc.1", (0, 18, 0)), ("0.12.10+build.7", (0, 12, 10)),
 ])

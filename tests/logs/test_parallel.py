@@ -13,7 +13,7 @@ from tests.paths import REPO
 from .excerpts import line
 
 sys.path.insert(0, str(REPO / "bench"))
-import logs_generate  # noqa: E402
+import logs_generate
 
 START = 1_787_220_000.0  # 2026-08-20T10:00:00Z, as the generator's main() uses
 

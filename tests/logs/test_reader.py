@@ -14,6 +14,7 @@ from tests.paths import INCIDENTS
 
 from .excerpts import admitted, line, ts, zombie_cycles
 
+
 def test_garbage_truncated_blank_and_long_lines_are_counted_not_fatal():
     good = zombie_cycles(12)
     bad = ["goroutine 1 [running]:\n", "\n", good[3][:80] + "\n", '{"msg": broken}\n',

@@ -48,7 +48,7 @@ def test_ksm_config_is_a_custom_resource_state_config():
 @needs_promtool
 def test_dashboard_and_workaround_promql_parse(tmp_path):
     rules = {"groups": [{"name": "check", "rules": [{"record": f"check:expr{i}", "expr": e}
-                                                    for i, e in enumerate(dashboard_exprs() + [ksm_expr()])]}]}
+                                                    for i, e in enumerate([*dashboard_exprs(), ksm_expr()])]}]}
     f = tmp_path / "check.rules.yaml"
     f.write_text(yaml.safe_dump(rules))
     p = subprocess.run([PROMTOOL, "check", "rules", str(f)], capture_output=True, text=True, timeout=30)

@@ -45,7 +45,8 @@ def test_drs_rounding_blocks_reclaim_until_fixed(pairs):
     assert f["admissions"] == 8
     assert a["violationSeconds"] >= 3600
     assert f["violationSeconds"] == 0
-    assert r["affected"]["version"] == "v0.13.2" and r["fixed"]["version"] == "v0.14.0"
+    assert r["affected"]["version"] == "v0.13.2"
+    assert r["fixed"]["version"] == "v0.14.0"
 
 
 @pytest.mark.parametrize("name", INCIDENTS)

@@ -16,7 +16,10 @@ objects:
     resourceGroups:
     - coveredResources: [cpu]
       flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}]}]
-- {apiVersion: kueue.x-k8s.io/v1beta2, kind: LocalQueue, metadata: {name: main, namespace: default}, spec: {clusterQueue: cq}}
+- apiVersion: kueue.x-k8s.io/v1beta2
+  kind: LocalQueue
+  metadata: {name: main, namespace: default}
+  spec: {clusterQueue: cq}
 """
 
 CASES = {
@@ -38,7 +41,8 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path, name):
     assert res.exit_code == 2, res.output
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
-    assert lines[0].startswith(f"{path}: ") and f": {field}: " in lines[0], lines[0]
+    assert lines[0].startswith(f"{path}: "), lines[0]
+    assert f": {field}: " in lines[0], lines[0]
     assert res.stdout == ""
 
 

@@ -71,7 +71,8 @@ def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     assert len(state.workloads) == len(sim.workloads)
     assert set(state.nodes) == {n.name for n in sim.pool.nodes}
     dep = state.kueue_deployment()
-    assert dep is not None and dep.kueue_version() == sim.kueue.label
+    assert dep is not None
+    assert dep.kueue_version() == sim.kueue.label
     assert "--zap-log-level=5" in dep.args
     for gate, on in sim.scn.gates.items():
         assert dep.feature_gates()[gate] is on
@@ -96,7 +97,8 @@ def test_victim_is_evicted_but_still_holds_quota_on_the_affected_release(snapsho
     assert v["status"]["admission"]["clusterQueue"] in ("team-b", "team-d")
     pods = yaml.safe_load((d / "pods.yaml").read_text())["items"]
     mine = [p for p in pods if p["metadata"]["annotations"]["kueue.x-k8s.io/workload"] == v["metadata"]["name"]]
-    assert mine and all(p["status"]["phase"] == "Running" and "deletionTimestamp" in p["metadata"] for p in mine)
+    assert mine
+    assert all(p["status"]["phase"] == "Running" and "deletionTimestamp" in p["metadata"] for p in mine)
     assert all(any(c["type"] == "TerminationTarget" and c["status"] == "True" for c in p["status"]["conditions"])
                for p in mine)
     # the preemptor waits with the message Kueue writes while its target terminates
@@ -119,7 +121,8 @@ def test_zombie_overlap_skip_reaches_conditions_and_events(snapshots):
     events = yaml.safe_load((d / "events.yaml").read_text())["items"]
     overlap = [e for e in events if e["message"].startswith("Workload has overlapping")]
     # one retry kept every several seconds over the 30 minutes since the heads arrived
-    assert overlap and all(e["count"] > 50 for e in overlap)
+    assert overlap
+    assert all(e["count"] > 50 for e in overlap)
 
 
 def test_drs_rounding_status_shows_a_borrowing_queue_with_share_zero(snapshots):
@@ -149,7 +152,8 @@ def test_log_is_sorted_zap_json_for_the_last_hour(snapshots, name):
         times.append(parse_ts(rec["ts"]))
     assert times == sorted(times)
     end = sim.dt(AT[name]).timestamp()
-    assert end - 3600 <= times[0] and times[-1] <= end
+    assert end - 3600 <= times[0]
+    assert times[-1] <= end
 
 
 @pytest.mark.parametrize("name", ["slow-preemption-release", "zombie-pod"])
@@ -172,9 +176,11 @@ def test_drs_rounding_log_carries_the_section_a3_signature(snapshots):
     lines = [json.loads(x) for x in
              (snapshots[("drs-rounding", False)][1] / "kueue-controller-manager.log").read_text().splitlines()]
     nocand = [r for r in lines if r["msg"].startswith("Workload requires preemption, but there are no candidate")]
-    assert nocand and {r["clusterQueue"]["name"] for r in nocand} == {"team-a"}
+    assert nocand
+    assert {r["clusterQueue"]["name"] for r in nocand} == {"team-a"}
     sims = [r for r in lines if r["msg"] == "Simulating fair preemption"]
-    assert sims and all(any(c["namespace"] == "team-b" for c in r["candidates"]) for r in sims)
+    assert sims
+    assert all(any(c["namespace"] == "team-b" for c in r["candidates"]) for r in sims)
     assert not [r for r in lines if r["msg"] == "Preempted"]
     fixed = [json.loads(x) for x in
              (snapshots[("drs-rounding", True)][1] / "kueue-controller-manager.log").read_text().splitlines()]
@@ -208,4 +214,5 @@ def test_simulate_command_writes_the_snapshot_and_still_summarises(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "manifest.json"])
     res = CliRunner().invoke(main, ["simulate", str(incident_path("zombie-pod")), "--snapshot-at", "90m",
                                     "--snapshot-dir", str(out)])
-    assert res.exit_code != 0 and "not empty" in res.output
+    assert res.exit_code != 0
+    assert "not empty" in res.output

@@ -32,7 +32,7 @@ HOLD_LIMIT_S = 30.0
 METRICS = b"# TYPE kueue_pending_workloads gauge\nkueue_pending_workloads{cluster_queue=\"perception\",status=\"active\"} 7\n"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(path: Path) -> tuple:
     if not path.exists():
         return ()
@@ -79,7 +79,7 @@ class FakeAPI:
         dep_items = _list(folder, "deployment.yaml")
         self.deployment = next(i for i in dep_items if i["kind"] == "Deployment")
         self.configmap = next(i for i in dep_items if i["kind"] == "ConfigMap")
-        self.pods = _list(folder, "pods.yaml") + [controller_pod(self.deployment)]
+        self.pods = [*_list(folder, "pods.yaml"), controller_pod(self.deployment)]
         self.nodes = _list(folder, "nodes.yaml")
         self.namespaces: list[dict] = []  # the incident folders hold none
         self.events = _list(folder, "events.yaml")
@@ -96,7 +96,7 @@ class FakeAPI:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __enter__(self) -> "FakeAPI":
+    def __enter__(self) -> FakeAPI:
         self.thread.start()
         return self
 

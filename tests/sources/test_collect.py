@@ -265,7 +265,7 @@ def assert_rbac_covers(requests: list[dict]) -> None:
 
     def non_resource(path: str) -> bool:
         # as the API server reads nonResourceURLs: exact, or a prefix ending in *
-        return any("get" in r["verbs"] and any(u == path or u.endswith("*") and path.startswith(u[:-1])
+        return any("get" in r["verbs"] and any(u == path or (u.endswith("*") and path.startswith(u[:-1]))
                                                for u in r.get("nonResourceURLs", [])) for r in role["rules"])
 
     used = set()

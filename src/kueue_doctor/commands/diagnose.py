@@ -11,7 +11,6 @@ import click
 from ..errors import InputError
 from ..sim.scenario import duration
 
-
 EXIT_VIOLATION = 3
 EXIT_UNKNOWN = 4
 

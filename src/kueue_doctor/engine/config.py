@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
+from ..api import objects as o
 from ..kueue.features import defaults
 from ..kueue.releases import DrsMode
 from ..kueue.version import LATEST
@@ -35,7 +35,8 @@ class EngineConfig:
         return _DEFAULT_GATES.get(name, False)
 
     @classmethod
-    def from_kueue(cls, configuration=None, feature_gates: Optional[dict[str, bool]] = None) -> "EngineConfig":
+    def from_kueue(cls, configuration: o.KueueConfiguration | None = None,
+                   feature_gates: dict[str, bool] | None = None) -> EngineConfig:
         cfg = cls()
         if configuration is not None:
             cfg.fair_sharing = configuration.fair_sharing.enabled

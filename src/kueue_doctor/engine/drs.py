@@ -6,8 +6,8 @@ The legacy integer arithmetic of Bug 3 (kueue-semantics.md §4.6) is kept as nam
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from ..kueue.releases import DrsMode
 from .quota import FR, QuotaNode
@@ -21,8 +21,8 @@ class DRS:
     weight: float = 1.0
     borrowing: bool = False
     dominant: str = ""
-    borrowed: frozenset = field(default_factory=frozenset)   # the frs above subtree quota
-    legacy: Optional[int] = None  # the integer share of a pre-fix release, when modelled
+    borrowed: frozenset[FR] = field(default_factory=frozenset)   # the frs above subtree quota
+    legacy: int | None = None  # the integer share of a pre-fix release, when modelled
 
     def zero_weight_borrows(self) -> bool:
         return self.weight == 0 and self.ratio != 0
@@ -49,7 +49,7 @@ class DRS:
         p = self.precise()
         if math.isinf(p):
             return MAX_INT64
-        return int(math.ceil(p))
+        return math.ceil(p)
 
 
 NEGATIVE_DRS = DRS(ratio=-1.0, weight=1.0)
@@ -69,7 +69,7 @@ def compare_drs(a: DRS, b: DRS) -> int:
     return (pa > pb) - (pa < pb)
 
 
-def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = None,
+def dominant_resource_share(node: QuotaNode, wl_req: dict[FR, int] | None = None,
                             mode: DrsMode = DrsMode.EXACT) -> DRS:
     if node.parent is None:
         return DRS(weight=node.weight, legacy=0 if mode != DrsMode.EXACT else None)
@@ -108,7 +108,7 @@ def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = N
 
 def legacy_share(int_ratio: int, weight: float, mode: DrsMode) -> int:
     """The integer weighted share of releases before #6925 (and before #6617 for floor)."""
-    weight_milli = int(round(weight * 1000))
+    weight_milli = round(weight * 1000)
     if weight_milli == 0:
         value = MAX_INT64
     else:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Optional, Union
 
 from ..api import objects as o
 from ..engine.config import EngineConfig
@@ -33,7 +32,7 @@ class Evaluator:
         self.flavors = flavors
         self.config = config
         self.min_wait = min_wait
-        self._plans: dict[tuple[str, str], tuple[WorkloadInfo, Union[Plan, Fit]]] = {}
+        self._plans: dict[tuple[str, str], tuple[WorkloadInfo, Plan | Fit]] = {}
         self._largest: dict[str, tuple[WorkloadInfo, dict[str, int]]] = {}
 
     def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
@@ -48,7 +47,7 @@ class Evaluator:
         fitting: list[str] = []
         violating: list[str] = []
         verdicts: dict[str, FitVerdict] = {}
-        since: Optional[datetime] = None
+        since: datetime | None = None
         # what any flavor could still give per resource: a cheap first test before placing
         room: dict[str, int] = {}
         for fr, v in unused.items():
@@ -102,7 +101,7 @@ class Evaluator:
         return QueueGuarantee(cq.name, nominal, reserved, pending_fits, tuple(fitting), tuple(violating),
                               tuple(not_running), since, verdicts)
 
-    def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Union[Plan, Fit]:
+    def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
         """Per pod-set group and resource group: the eligible flavors and what the group needs."""
         cached = self._plans.get((cq.name, wi.key))
         if cached is not None and cached[0] is wi:
@@ -111,7 +110,7 @@ class Evaluator:
         self._plans[(cq.name, wi.key)] = (wi, plan)
         return plan
 
-    def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Union[Plan, Fit]:
+    def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
         allowed = allowed_flavors(wi, self.config)
         ignore_undeclared = ignores_undeclared(self.config)
         covers_pods = cq.covers("pods")
@@ -184,7 +183,7 @@ def _pod_set_groups(wi: WorkloadInfo) -> list[list[int]]:
     return list(groups.values())
 
 
-def _fit_within(steps: Sequence[Step], free: Mapping[FR, int]) -> Optional[dict[FR, int]]:
+def _fit_within(steps: Sequence[Step], free: Mapping[FR, int]) -> dict[FR, int] | None:
     """Flavors (first that fits, in the queue's order) under which the work fits in ``free``."""
     placed: dict[FR, int] = {}
     for flavors, wanted in steps:
@@ -198,5 +197,5 @@ def _fit_within(steps: Sequence[Step], free: Mapping[FR, int]) -> Optional[dict[
     return placed
 
 
-def _earliest(a: Optional[datetime], b: datetime) -> datetime:
+def _earliest(a: datetime | None, b: datetime) -> datetime:
     return b if a is None or b < a else a

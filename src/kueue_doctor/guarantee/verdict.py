@@ -5,7 +5,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Optional
 
 from ..engine.quota import FR
 
@@ -38,7 +37,7 @@ class QueueGuarantee:
     fitting: tuple[str, ...]            # pending workloads that alone fit the unused nominal quota
     violating: tuple[str, ...]          # ... that waited past the threshold
     not_running: tuple[str, ...]        # admitted, not running, waited past the threshold
-    since: Optional[datetime]           # when the earliest of those crossed the threshold
+    since: datetime | None           # when the earliest of those crossed the threshold
     verdicts: Mapping[str, FitVerdict]  # per pending workload evaluated (workloads of a saturated queue are absent)
 
     @property

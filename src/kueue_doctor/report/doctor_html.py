@@ -45,9 +45,10 @@ def render(diagnosis) -> str:
                 q = {k: format_amount(fr[1], n) for k, n in
                      (("nominal", x.nominal), ("reserved", x.reserved), ("fits", x.pending_that_fits))}
                 since = v.since.strftime("%Y-%m-%dT%H:%M:%SZ") if v.since else "-"
+                title = ", ".join(f"{k} {n}" for k, n in q.items())
                 out.append(f"<tr><td>{escape(v.cluster_queue)}</td><td>{escape(fr[0] + '/' + fr[1])}</td>"
                            f"<td>{escape(q['nominal'])}</td><td>{escape(q['reserved'])}</td><td>{escape(q['fits'])}</td>"
-                           f"<td>{_bar(x.nominal, x.reserved, x.pending_that_fits, ', '.join(f'{k} {n}' for k, n in q.items()))}</td>"
+                           f"<td>{_bar(x.nominal, x.reserved, x.pending_that_fits, title)}</td>"
                            f"<td>{len(v.pending_workloads)}</td><td class='nw'>{escape(since)}</td></tr>")
         out.append("</table><p class='small'>blue: reserved; orange: pending work that fits the nominal quota; "
                    "black line: nominal quota.</p>")

@@ -9,7 +9,7 @@ from ..guarantee import Evaluator
 from .observe import observations
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .simulator import SimWorkload, Simulator
+    from .simulator import Simulator, SimWorkload
 
 
 def primary_resource(resources: list[str]) -> str:
@@ -21,7 +21,7 @@ def primary_resource(resources: list[str]) -> str:
 
 
 class Recorder:
-    def __init__(self, sim: "Simulator"):
+    def __init__(self, sim: Simulator):
         self.sim = sim
         self.admissions: dict[str, int] = defaultdict(int)
         self.preemptions: dict[str, int] = defaultdict(int)
@@ -61,7 +61,7 @@ class Recorder:
             self._primary_cache[cq] = (res, sum(q.nominal for fr, q in frs.items() if fr[1] == res))
         return self._primary_cache[cq]
 
-    def _usage_change(self, sw: "SimWorkload", sign: int) -> None:
+    def _usage_change(self, sw: SimWorkload, sign: int) -> None:
         # exact time-weighted usage: workloads shorter than the sampling interval still count
         cq = sw.cluster_queue
         res, _ = self._primary(cq)
@@ -76,11 +76,11 @@ class Recorder:
         self.usage_level[cq] += sign * amount
         self.usage_t[cq] = t
 
-    def admission(self, sw: "SimWorkload") -> None:
+    def admission(self, sw: SimWorkload) -> None:
         self.admissions[sw.cluster_queue] += 1
         self._usage_change(sw, +1)
 
-    def quota_released(self, sw: "SimWorkload") -> None:
+    def quota_released(self, sw: SimWorkload) -> None:
         self._usage_change(sw, -1)
 
     def avg_usage_percent(self, cq: str) -> float:
@@ -89,7 +89,7 @@ class Recorder:
         area = self.usage_area[cq] + self.usage_level[cq] * (t - self.usage_t.get(cq, t))
         return area / t / nominal * 100.0 if nominal and t > 0 else 0.0
 
-    def preemption(self, sw: "SimWorkload") -> None:
+    def preemption(self, sw: SimWorkload) -> None:
         self.preemptions[sw.cluster_queue] += 1
 
     def sample(self, final: bool = False) -> None:
@@ -107,9 +107,8 @@ class Recorder:
         if self.evaluator is None:
             self.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=sim.settings.min_wait))
         for name, obs in observations(sim).items():
-            cq = obs.cluster_queue
             g = self.evaluator.evaluate(obs, now)
-            res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
+            res = primary_resource(sorted({fr[1] for fr in obs.cluster_queue.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
             nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)
             fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
 RESERVED = "reserved"   # sim.simulator's state for admitted work that does not run yet
 
 
-def observations(sim: "Simulator", include_inactive: bool = False) -> dict[str, QueueObservation]:
+def observations(sim: Simulator, include_inactive: bool = False) -> dict[str, QueueObservation]:
     esnap = sim.model.snapshot
     cqs = {**esnap.cluster_queues, **esnap.inactive} if include_inactive else dict(esnap.cluster_queues)
     not_running: dict[str, list[NotRunning]] = {name: [] for name in cqs}
