@@ -11,7 +11,7 @@ import pytest
 from kueue_doctor.engine.config import EngineConfig
 from kueue_doctor.errors import InputError
 from kueue_doctor.kueue.bugs import BUGS, affected, bug, release_notes
-from kueue_doctor.kueue.features import GATES, defaults, effective
+from kueue_doctor.kueue.features import GATES, Gate, Spec, Stage, defaults, effective
 from kueue_doctor.kueue.releases import DrsMode, release_for
 from kueue_doctor.kueue.version import LATEST, Version, parse_version
 
@@ -26,15 +26,15 @@ def v(text: str) -> Version:
 
 # (gate, last release before the change, first release after it, default before, default after)
 FLIPS = [
-    ("FairSharingPreemptWithinNominal", "0.16.9", "0.17.0", False, True),
-    ("FairSharingPrioritizeNonBorrowing", "0.16.9", "0.17.0", False, True),
+    ("FairSharingPreemptWithinNominal", "0.16.2", "0.16.3", False, True),       # backported to v0.16.3
+    ("FairSharingPrioritizeNonBorrowing", "0.16.1", "0.16.2", False, True),     # backported to v0.16.2
     ("SchedulingEquivalenceHashing", "0.17.8", "0.18.0", False, True),
-    ("UnadmittedWorkloadsObservability", "0.18.6", "0.19.0", False, True),
+    ("UnadmittedWorkloadsObservability", "0.19.2", "0.20.0", False, True),      # off in every v0.19 tag
     ("QuotaCheckStrategy", "0.18.6", "0.19.0", False, True),
     ("ElasticJobsViaWorkloadSlices", "0.17.8", "0.18.0", False, True),
     ("TopologyAwareScheduling", "0.13.9", "0.14.0", False, True),
     ("RecomputeAssignmentUponPreemptionTargetsOverlap", "0.19.2", "0.20.0", False, True),
-    ("FlavorFungibilityPreserveScanProgress", "0.19.2", "0.20.0", False, True),
+    ("FlavorFungibilityPreserveScanProgress", "0.18.4", "0.18.5", False, True),  # backported to v0.18.5
 ]
 
 
@@ -46,9 +46,89 @@ def test_gate_default_flips_at_its_release(gate, before, after, was, now):
     assert release_for(after).gates[gate] is now
 
 
+# What each tag shipped, read from that tag's upstream pkg/features/kube_features.go
+# (defaultVersionedFeatureGates; a tag runs the newest entry of its own file): (tag, gate, default),
+# None where the tag has no such gate. First every tag, v0.13.0 .. v0.19.2, where main's table
+# (read at the tag's minor) says otherwise (main's answer in the comments), then some where they agree.
+SHIPPED = [
+    # main: absent (its entries start at 0.15); the gate, on, was backported
+    ("v0.13.9", "ReclaimablePods", True), ("v0.13.10", "ReclaimablePods", True),
+    ("v0.14.4", "ReclaimablePods", True), ("v0.14.5", "ReclaimablePods", True),
+    ("v0.14.6", "ReclaimablePods", True), ("v0.14.7", "ReclaimablePods", True),
+    ("v0.14.8", "ReclaimablePods", True),
+    # main: absent before 0.17
+    ("v0.15.5", "FairSharingPrioritizeNonBorrowing", True), ("v0.15.6", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.15.7", "FairSharingPrioritizeNonBorrowing", True), ("v0.15.8", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.16.2", "FairSharingPrioritizeNonBorrowing", True), ("v0.16.3", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.16.4", "FairSharingPrioritizeNonBorrowing", True), ("v0.16.5", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.16.6", "FairSharingPrioritizeNonBorrowing", True), ("v0.16.7", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.16.8", "FairSharingPrioritizeNonBorrowing", True), ("v0.16.9", "FairSharingPrioritizeNonBorrowing", True),
+    ("v0.15.6", "FairSharingPreemptWithinNominal", True), ("v0.15.7", "FairSharingPreemptWithinNominal", True),
+    ("v0.15.8", "FairSharingPreemptWithinNominal", True), ("v0.16.3", "FairSharingPreemptWithinNominal", True),
+    ("v0.16.4", "FairSharingPreemptWithinNominal", True), ("v0.16.5", "FairSharingPreemptWithinNominal", True),
+    ("v0.16.6", "FairSharingPreemptWithinNominal", True), ("v0.16.7", "FairSharingPreemptWithinNominal", True),
+    ("v0.16.8", "FairSharingPreemptWithinNominal", True), ("v0.16.9", "FairSharingPreemptWithinNominal", True),
+    # main: absent before 0.17; on for one patch of each line, then off
+    ("v0.15.6", "SchedulingEquivalenceHashing", True), ("v0.15.7", "SchedulingEquivalenceHashing", False),
+    ("v0.15.8", "SchedulingEquivalenceHashing", False), ("v0.16.3", "SchedulingEquivalenceHashing", True),
+    ("v0.16.4", "SchedulingEquivalenceHashing", False), ("v0.16.5", "SchedulingEquivalenceHashing", False),
+    ("v0.16.6", "SchedulingEquivalenceHashing", False), ("v0.16.7", "SchedulingEquivalenceHashing", False),
+    ("v0.16.8", "SchedulingEquivalenceHashing", False), ("v0.16.9", "SchedulingEquivalenceHashing", False),
+    # main: absent before 0.19 / on from 0.19 (#13063 switched its 0.19 entry on; never picked to v0.19)
+    ("v0.18.5", "UnadmittedWorkloadsObservability", False), ("v0.18.6", "UnadmittedWorkloadsObservability", False),
+    ("v0.19.0", "UnadmittedWorkloadsObservability", False), ("v0.19.1", "UnadmittedWorkloadsObservability", False),
+    ("v0.19.2", "UnadmittedWorkloadsObservability", False),
+    # main: absent before 0.20
+    ("v0.18.5", "FlavorFungibilityPreserveScanProgress", True),
+    ("v0.18.6", "FlavorFungibilityPreserveScanProgress", True),
+    ("v0.19.1", "FlavorFungibilityPreserveScanProgress", True),
+    ("v0.19.2", "FlavorFungibilityPreserveScanProgress", True),
+    ("v0.18.5", "RecomputeAssignmentUponPreemptionTargetsOverlap", False),
+    ("v0.18.6", "RecomputeAssignmentUponPreemptionTargetsOverlap", False),
+    ("v0.19.1", "RecomputeAssignmentUponPreemptionTargetsOverlap", False),
+    ("v0.19.2", "RecomputeAssignmentUponPreemptionTargetsOverlap", False),
+    ("v0.18.6", "PrioritizePreemptorWorkloads", False), ("v0.19.2", "PrioritizePreemptorWorkloads", False),
+    # main's table and the tag agree
+    ("v0.13.8", "ReclaimablePods", None), ("v0.14.3", "ReclaimablePods", None),
+    ("v0.15.4", "FairSharingPrioritizeNonBorrowing", None), ("v0.16.1", "FairSharingPrioritizeNonBorrowing", None),
+    ("v0.16.2", "FairSharingPreemptWithinNominal", None), ("v0.17.0", "SchedulingEquivalenceHashing", False),
+    ("v0.18.0", "SchedulingEquivalenceHashing", True), ("v0.18.4", "UnadmittedWorkloadsObservability", None),
+    ("v0.19.0", "FlavorFungibilityPreserveScanProgress", None),
+    ("v0.19.0", "RecomputeAssignmentUponPreemptionTargetsOverlap", None),
+    ("v0.19.1", "PrioritizePreemptorWorkloads", None), ("v0.19.2", "QuotaCheckStrategy", True),
+    ("v0.14.0", "TopologyAwareScheduling", True), ("v0.18.6", "ElasticJobsViaWorkloadSlices", True),
+]
+
+
+@pytest.mark.parametrize("tag,gate,shipped", SHIPPED, ids=[f"{t}-{g}" for t, g, _ in SHIPPED])
+def test_each_tag_runs_the_defaults_it_shipped(tag, gate, shipped):
+    g = GATES[gate]
+    spec = g.spec(v(tag))
+    assert (None if spec is None else spec.default) is shipped
+    runs = g.before if shipped is None else shipped
+    assert defaults(v(tag))[gate] is runs
+    assert release_for(tag).gates[gate] is runs
+
+
+def test_a_backport_does_not_reach_the_next_lines_first_tags():
+    g = GATES["FlavorFungibilityPreserveScanProgress"]
+    assert g.introduced == (0, 18, 5)
+    assert [g.default(v(t)) for t in ("0.18.4", "0.18.5", "0.18.9", "0.19.0", "0.19.1", "0.20.0")] == \
+        [False, True, True, False, True, True]
+    # an override on a release between the backport and the next line's pick-up is dropped
+    assert effective(v("0.19.0"), {g.name: True})[g.name] is False
+
+
+def test_gate_specs_must_be_ordered_by_release():
+    with pytest.raises(ValueError):
+        Gate("X", (Spec(Version(0, 19), True, Stage.BETA), Spec(Version(0, 18, 5), True, Stage.BETA)))
+    with pytest.raises(ValueError):
+        Gate("X", (Spec(Version(0, 19), False, None),))
+
+
 def test_a_gate_that_exists_but_is_off_is_told_apart_from_a_missing_one():
     heq = GATES["SchedulingEquivalenceHashing"]
-    assert heq.spec(v("0.16.9")) is None
+    assert heq.spec(v("0.16.2")) is None
     off = heq.spec(v("0.17.0"))
     assert off is not None and off.default is False and off.stage == "Beta"
 
@@ -101,7 +181,7 @@ def test_an_override_wins_over_the_default():
 
 def test_an_override_of_a_gate_the_release_lacks_is_dropped():
     assert release_for("0.16.2", {"FastQuotaReleaseInPodIntegration": True}).fast_pod_release is False
-    assert effective(v("0.16.9"), {"SchedulingEquivalenceHashing": True})["SchedulingEquivalenceHashing"] is False
+    assert effective(v("0.16.2"), {"SchedulingEquivalenceHashing": True})["SchedulingEquivalenceHashing"] is False
     # a gate the table does not list (not modelled) is passed through as set
     assert effective(v("0.13.2"), {"LocalQueueMetrics": True})["LocalQueueMetrics"] is True
 
