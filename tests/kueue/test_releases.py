@@ -100,7 +100,7 @@ SHIPPED = [
 ]
 
 
-@pytest.mark.parametrize("tag,gate,shipped", SHIPPED, ids=[f"{t}-{g}" for t, g, _ in SHIPPED])
+@pytest.mark.parametrize(("tag", "gate", "shipped"), SHIPPED, ids=[f"{t}-{g}" for t, g, _ in SHIPPED])
 def test_each_tag_runs_the_defaults_it_shipped(tag, gate, shipped):
     g = GATES[gate]
     spec = g.spec(v(tag))
@@ -120,9 +120,9 @@ def test_a_backport_does_not_reach_the_next_lines_first_tags():
 
 
 def test_gate_specs_must_be_ordered_by_release():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="ordered by release"):
         Gate("X", (Spec(Version(0, 19), True, Stage.BETA), Spec(Version(0, 18, 5), True, Stage.BETA)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the first one present"):
         Gate("X", (Spec(Version(0, 19), False, None),))
 
 

@@ -35,7 +35,9 @@ def _gated_fix(gate: str, pr: int) -> str:
     """A fix that ships behind a gate: the first release with the gate and how to turn it on."""
     g = GATES[gate]
     default = "on" if g.default(LATEST) else "off"
-    stage = g.specs[0].stage.lower()
+    first = g.specs[0].stage
+    assert first is not None, gate   # Gate refuses a table that starts with a "missing" marker
+    stage = first.lower()
     return f"{g.introduced.label} with the {stage} gate {gate}=true (PR #{pr}; {default} by default)"
 
 
