@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import timedelta
-from typing import Optional
 
 import click
 
@@ -19,7 +18,7 @@ def parse_min_wait(text: str) -> timedelta:
     return timedelta(seconds=duration(text, "--min-wait"))
 
 
-def load_source(folder: Optional[str], kubeconfig: Optional[str], context: Optional[str]):
+def load_source(folder: str | None, kubeconfig: str | None, context: str | None):
     if folder and kubeconfig:
         raise InputError("give a snapshot folder or --kubeconfig, not both")
     if kubeconfig:
@@ -81,8 +80,8 @@ def render_text(d) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text")
 @click.option("--output", "-o", type=click.Path(), help="Write the report here (html defaults to stdout).")
 @click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
-def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str], fmt: str,
-            output: Optional[str], min_wait: str) -> None:
+def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, fmt: str,
+            output: str | None, min_wait: str) -> None:
     """Run the six-step diagnosis on a gathered snapshot FOLDER (kubectl get -o yaml dumps and
     controller logs, or `kueue-doctor collect`): guarantee violations, fragmentation, admission
     rates, release to Kubernetes, log signatures, system health, and the likely causes."""
@@ -102,7 +101,7 @@ def exit_status(d) -> int:
     return EXIT_VIOLATION if d.verdict is Verdict.VIOLATION else 0
 
 
-def emit(d, fmt: str, output: Optional[str]) -> None:
+def emit(d, fmt: str, output: str | None) -> None:
     if fmt == "json":
         text = json.dumps(d.to_json(), indent=2)
     elif fmt == "html":

@@ -58,10 +58,10 @@ Decisions (each shows in the facts, so a reader can undo it):
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
-from typing import Iterable, Optional
 
 from ..api import objects as o
 from ..api.quantity import format_amount
@@ -192,13 +192,13 @@ class CapacityReport:
     overlaps: tuple[OverlapCapacity, ...] = ()
 
     @property
-    def misconfigured(self) -> Optional[bool]:
+    def misconfigured(self) -> bool | None:
         """None when it cannot be told; otherwise whether any flavor or overlap falls short."""
         if self.status is CapacityStatus.UNKNOWN:
             return None
         return any(f.misconfigured for f in self.flavors) or any(x.misconfigured for x in self.overlaps)
 
-    def get(self, flavor: str, resource: str) -> Optional[FlavorCapacity]:
+    def get(self, flavor: str, resource: str) -> FlavorCapacity | None:
         for f in self.flavors:
             if f.flavor == flavor and f.resource == resource:
                 return f
@@ -207,7 +207,7 @@ class CapacityReport:
 
 # -- the fact builder -------------------------------------------------------------------------
 
-def capacity_facts(state: ClusterState, snapshot: Optional[Snapshot] = None) -> CapacityReport:
+def capacity_facts(state: ClusterState, snapshot: Snapshot | None = None) -> CapacityReport:
     """Nominal quota against node capacity, per (flavor, resource) that has any nominal quota.
 
     ``snapshot`` (the doctor's ``ctx.model.snapshot``) supplies the quota Kueue has reserved;
@@ -286,7 +286,7 @@ def _taint_text(t: o.Taint) -> str:
     return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
 
 
-def _untolerated(node: o.Node, flavor: o.ResourceFlavor) -> Optional[o.Taint]:
+def _untolerated(node: o.Node, flavor: o.ResourceFlavor) -> o.Taint | None:
     for taint in node.taints:
         if taint.effect not in TAINT_EFFECTS:
             continue
@@ -299,7 +299,7 @@ def _untolerated(node: o.Node, flavor: o.ResourceFlavor) -> Optional[o.Taint]:
     return None
 
 
-def _node_capacities(flavor: Optional[o.ResourceFlavor], resource: str, nodes: list[o.Node]) -> list[NodeCapacity]:
+def _node_capacities(flavor: o.ResourceFlavor | None, resource: str, nodes: list[o.Node]) -> list[NodeCapacity]:
     if flavor is None:
         return []
     out = []
@@ -329,7 +329,7 @@ def _names(caps: Iterable[NodeCapacity], state: NodeState) -> tuple[str, ...]:
     return tuple(c.name for c in caps if c.state is state)
 
 
-def _flavor_fact(fname: str, resource: str, flavor: Optional[o.ResourceFlavor], shares: list[QuotaShare],
+def _flavor_fact(fname: str, resource: str, flavor: o.ResourceFlavor | None, shares: list[QuotaShare],
                  caps: list[NodeCapacity]) -> FlavorCapacity:
     nominal = sum(q.nominal for q in shares)
     ready = sum(c.amount for c in caps if c.state is NodeState.READY)
@@ -407,7 +407,7 @@ def _overlap_fact(resource: str, group: tuple[str, ...], facts: dict[str, Flavor
         subsets = [s for k in range(2, len(group) + 1) for s in combinations(group, k) if _connected(s, neighbours)]
     else:
         subsets = [group]
-    best: Optional[tuple[tuple[int, int, tuple[str, ...]], tuple[str, ...], int, int]] = None
+    best: tuple[tuple[int, int, tuple[str, ...]], tuple[str, ...], int, int] | None = None
     for s in subsets:
         nominal = sum(facts[f].nominal_total for f in s)
         ready = _union((facts[f] for f in s), (NodeState.READY,))
@@ -506,7 +506,8 @@ def _doubts(found: bool, nominal: int, nominal_active: int, ready: int, doubtful
     if not found:
         doubts.append("the flavor does not exist (the queues naming it are inactive)")
     if nominal <= ready + doubtful:
-        doubts.append("the tainted or ready-unknown nodes would cover it if the workloads tolerate them / they are Ready")
+        doubts.append("the tainted or ready-unknown nodes would cover it if the workloads tolerate them / "
+                      "they are Ready")
     if nominal_active <= ready:
         doubts.append("only the quota of inactive queues makes it short")
     return doubts

@@ -2,21 +2,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Optional
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from ..api.quantity import format_amount
 from ..guarantee import DEFAULT_MIN_WAIT
+from ..kueue.bugs import release_notes
 from ..sources.snapshot import Snapshot
+from .capacity import quota_misconfiguration_causes
 from .causes.drs import drs_causes
 from .causes.logs import log_causes
 from .causes.queues import queue_causes
 from .causes.rank import rank
 from .facts import Facts
-from .capacity import quota_misconfiguration_causes
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
-from ..kueue.bugs import release_notes
 from .steps.fragmentation import step2
 from .steps.guarantee import missing_evidence, step1, violations
 from .steps.health import step6
@@ -25,8 +25,8 @@ from .steps.rates import step3
 from .steps.release import step4
 
 
-def rfc3339(t: Optional[datetime]) -> Optional[str]:
-    return None if t is None else t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def rfc3339(t: datetime | None) -> str | None:
+    return None if t is None else t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -79,7 +79,7 @@ def scan_logs(snap: Snapshot) -> Any:
     return scan(snap.log_files)
 
 
-def diagnose(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: Optional[datetime] = None) -> Diagnosis:
+def diagnose(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: datetime | None = None) -> Diagnosis:
     facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return diagnose_facts(facts)
 

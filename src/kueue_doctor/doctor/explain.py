@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 import gzip
 from datetime import timedelta
-from typing import Any, Optional
+from typing import Any
 
 from ..api.quantity import format_amount
 from ..engine.assignment import MODE_NAMES, NO_FIT
@@ -45,7 +45,8 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
                 "nominal": format_amount(fr[1], q.nominal if q else 0),
                 "subtreeQuota": format_amount(fr[1], node.subtree.get(fr, 0)),
                 "used": format_amount(fr[1], node.usage.get(fr, 0)),
-                "borrowingLimit": format_amount(fr[1], q.borrowing_limit) if q and q.borrowing_limit is not None else None,
+                "borrowingLimit": (format_amount(fr[1], q.borrowing_limit)
+                                   if q and q.borrowing_limit is not None else None),
                 "lendingLimit": format_amount(fr[1], q.lending_limit) if q and q.lending_limit is not None else None,
                 "available": format_amount(fr[1], node.available(fr)) if node.is_cq else None,
                 "maxAvailable": format_amount(fr[1], node.potential_available(fr)) if node.is_cq else None,
@@ -120,7 +121,8 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
                 + ("; it waited past the threshold: a guarantee violation" if waited else "")
                 + "".join(f"; {e}" for e in verdict.excluded),
                 fit=str(verdict.fit), excludedFlavors=list(verdict.excluded), violation=waited)
-        say("quota", "quota up the cohort tree (per flavor the workload could use)", rows=quota_rows(facts, cq_name, frs))
+        say("quota", "quota up the cohort tree (per flavor the workload could use)",
+            rows=quota_rows(facts, cq_name, frs))
         if cq_name in esnap.cluster_queues:
             pre = Preemptor(esnap, facts.config, facts.now)
             a, targets = facts.model.scheduler.get_assignments(wi, cq, pre)
@@ -161,7 +163,7 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
         from ..frag.slots import count_slots
         nodes_now = node_shapes(state)[0]
         verdict = q.guarantee.verdicts.get(key)
-        for ps, spec_ps in zip(wi.pod_sets, w.pod_sets):
+        for ps, spec_ps in zip(wi.pod_sets, w.pod_sets, strict=True):
             flavor_name = (admitted_flavor(w, ps.name) or _placed_flavor(verdict)
                            or (cq.groups[0].flavors[0] if cq.groups else ""))
             flavor = state.resource_flavors.get(flavor_name)
@@ -181,13 +183,13 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
     return out
 
 
-def _placed_flavor(verdict: Any) -> Optional[str]:
+def _placed_flavor(verdict: Any) -> str | None:
     if verdict is None or not verdict.placed:
         return None
     return next(iter(sorted(verdict.placed)))[0]
 
 
-def admitted_flavor(w: Any, pod_set: str) -> Optional[str]:
+def admitted_flavor(w: Any, pod_set: str) -> str | None:
     if w.status.admission is None:
         return None
     for psa in w.status.admission.pod_set_assignments:

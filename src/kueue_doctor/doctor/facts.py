@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from ..api import objects as o
 from ..engine.config import EngineConfig
@@ -37,11 +37,11 @@ class WorkloadFacts:
     local_queue: str
     priority: int
     waiting_since: datetime             # creation, or the last requeue after an eviction
-    admitted_at: Optional[datetime]     # QuotaReserved/Admitted transition
-    position: Optional[int] = None      # 1-based position among the queue's pending work
-    not_running: Optional[str] = None   # admitted but not running: why
+    admitted_at: datetime | None     # QuotaReserved/Admitted transition
+    position: int | None = None      # 1-based position among the queue's pending work
+    not_running: str | None = None   # admitted but not running: why
     pods: tuple[o.Pod, ...] = ()
-    job: Optional[o.Job] = None
+    job: o.Job | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +88,15 @@ class QueueFacts:
     root: str
     strategy: str
     inactive_reason: str                # "" when active
-    active_condition: Optional[o.Condition]
+    active_condition: o.Condition | None
     guarantee: QueueGuarantee
     pending: tuple[str, ...]            # keys, in the engine's queue order
     not_running: dict[str, str] = field(default_factory=dict)     # admitted key -> why not running
     not_released: tuple[NotReleased, ...] = ()
-    head: Optional[HeadFacts] = None    # computed for queues in violation
+    head: HeadFacts | None = None    # computed for queues in violation
     admissions_last_hour: int = 0
     preemptions_last_hour: int = 0
-    last_admission: Optional[datetime] = None
+    last_admission: datetime | None = None
 
     @property
     def inactive(self) -> bool:
@@ -144,7 +144,7 @@ class NodeHealth:
 
 @dataclass(frozen=True, slots=True)
 class ControllerHealth:
-    deployment: Optional[str]           # namespace/name, None when not read
+    deployment: str | None           # namespace/name, None when not read
     ready_replicas: int
     replicas: int
     restarts: dict[str, int]            # controller pod -> restarts
@@ -155,8 +155,8 @@ class Facts:
     origin: str
     now: datetime
     min_wait: timedelta
-    version: Optional[str]
-    release: Optional[KueueRelease]
+    version: str | None
+    release: KueueRelease | None
     config: EngineConfig
     model: AdmissionModel
     read: ReadCounts
@@ -166,9 +166,9 @@ class Facts:
     victims: tuple[VictimFacts, ...]
     nodes: NodeHealth
     controller: ControllerHealth
-    logs: Optional["LogReport"]
+    logs: LogReport | None
     log_files: tuple[str, ...]
-    capacity: Optional["CapacityReport"]
+    capacity: CapacityReport | None
     collection_gaps: tuple[str, ...]
     manifest: dict[str, Any]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Optional
 
 from ..engine.quota import FR
 
@@ -74,7 +73,7 @@ class Cause:
     weight: float = 0.0
     cluster_wide: bool = False
 
-    def merge(self, other: "Cause") -> None:
+    def merge(self, other: Cause) -> None:
         if other.confidence.rank > self.confidence.rank:
             self.confidence = other.confidence
         for cq in other.cluster_queues:
@@ -112,5 +111,5 @@ class Violation:
     cluster_queue: str
     resources: dict[FR, ResourceFigures]
     pending_workloads: list[str]      # violating pending work, then admitted-but-not-running work
-    since: Optional[datetime]
+    since: datetime | None
     not_running: list[str] = field(default_factory=list)

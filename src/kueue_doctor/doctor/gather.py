@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import Any
 
 from .. import heap
 from ..api import objects as o
@@ -20,8 +20,20 @@ from ..kueue.releases import release_for
 from ..kueue.version import parse_version
 from ..sources.snapshot import Snapshot, latest_timestamp, utc
 from .capacity import capacity_facts
-from .facts import (CohortFacts, ControllerHealth, Facts, HeadFacts, NodeHealth, NotReleased, PreemptionTarget,
-                    QueueFacts, ReadCounts, VictimFacts, WorkloadFacts, WorkloadState)
+from .facts import (
+    CohortFacts,
+    ControllerHealth,
+    Facts,
+    HeadFacts,
+    NodeHealth,
+    NotReleased,
+    PreemptionTarget,
+    QueueFacts,
+    ReadCounts,
+    VictimFacts,
+    WorkloadFacts,
+    WorkloadState,
+)
 
 ADMISSION_GATE = "kueue.x-k8s.io/admission"
 WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
@@ -61,12 +73,12 @@ def waiting_since(w: o.Workload, now: datetime) -> datetime:
     return t
 
 
-def admitted_at(w: o.Workload) -> Optional[datetime]:
+def admitted_at(w: o.Workload) -> datetime | None:
     c = w.condition("Admitted") or w.condition("QuotaReserved")
     return c.last_transition_time if c is not None and c.status == "True" else None
 
 
-def not_running_reason(w: o.Workload, pods: list[o.Pod], job: Optional[o.Job]) -> Optional[str]:
+def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> str | None:
     """Why an admitted workload is not running yet, or None if it runs (or we cannot tell)."""
     if w.is_true("Evicted") or w.is_true("Finished"):
         return None
@@ -86,8 +98,8 @@ def not_running_reason(w: o.Workload, pods: list[o.Pod], job: Optional[o.Job]) -
 def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o.Job]]:
     """Pods and Jobs per workload (annotation, pod-group label, or owning Job's uid)."""
     by_owner: dict[str, str] = {}
-    for key, w in state.workloads.items():
-        k = f"{key[0]}/{key[1]}"
+    for (wns, wname), w in state.workloads.items():
+        k = f"{wns}/{wname}"
         for ref in w.meta.owner_references:
             if ref.get("uid"):
                 by_owner[str(ref["uid"])] = k
@@ -96,7 +108,7 @@ def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o
             by_owner[job_uid] = k
     pods: dict[str, list[o.Pod]] = defaultdict(list)
     for (ns, _), p in sorted(state.pods.items()):
-        key = None
+        key: str | None = None
         ann = p.meta.annotations.get(WORKLOAD_ANNOTATION)
         if ann:
             key = f"{ns}/{ann}"
@@ -115,7 +127,7 @@ def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o
         if key is not None:
             pods[key].append(p)
     jobs = {}
-    for (ns, _), j in state.jobs.items():
+    for j in state.jobs.values():
         if j.meta.uid in by_owner:
             jobs[by_owner[j.meta.uid]] = j
     return dict(pods), jobs
@@ -143,7 +155,7 @@ def collection_gaps(manifest: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def release_of(state: ClusterState) -> tuple[Optional[str], Any, dict[str, bool]]:
+def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
     dep = state.kueue_deployment()
     version = dep.kueue_version() if dep else None
     gates = dict(dep.feature_gates()) if dep else {}
@@ -170,7 +182,7 @@ def snapshot_time(snap: Snapshot, logs: Any) -> datetime:
     return datetime.now().astimezone()   # nothing in the folder says when: the reader's clock
 
 
-def build_facts(snap: Snapshot, min_wait: timedelta, now: Optional[datetime] = None, logs: Any = None) -> Facts:
+def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
     state = snap.state
     version, release, gates = release_of(state)
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
@@ -203,13 +215,13 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: Optional[datetime] = N
         pods = pods_of.get(key, [])
         job = jobs_of.get(key)
         if w.status.admission is not None and w.is_true("QuotaReserved"):
-            cq = w.status.admission.cluster_queue
+            routed = w.status.admission.cluster_queue
         else:
-            lq = model.queues.local_queues.get((ns, w.queue_name)) or ""
-            cq = lq or (state.local_queues[(ns, w.queue_name)].cluster_queue
+            queued_to = model.queues.local_queues.get((ns, w.queue_name)) or ""
+            routed = queued_to or (state.local_queues[(ns, w.queue_name)].cluster_queue
                         if (ns, w.queue_name) in state.local_queues else "")
         nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
-        workloads[key] = WorkloadFacts(key, st, cq, w.queue_name, model.info(w).priority, waiting_since(w, now),
+        workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
                                        admitted_at(w), positions.get(key), nr, tuple(pods), job)
         qr = w.condition("QuotaReserved")
         if qr is not None and qr.last_transition_time is not None:
@@ -223,7 +235,7 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: Optional[datetime] = N
         pc = w.condition("Preempted")
         if pc is not None and pc.status == "True" and pc.last_transition_time and since <= pc.last_transition_time:
             ev = w.condition("Evicted")
-            preemptions[preemptor_queue(ev.message if ev else "") or cq] += 1
+            preemptions[preemptor_queue(ev.message if ev else "") or routed] += 1
     if logs is not None:
         log_rates(logs, since, now, admissions, last_admission)
 
@@ -327,7 +339,7 @@ def node_health(state: ClusterState) -> NodeHealth:
     not_ready, cordoned, ready = [], [], 0
     for name, n in sorted(state.nodes.items()):
         r = n.ready()
-        if r is False or r is None and n.conditions:
+        if r is False or (r is None and n.conditions):
             not_ready.append(name)
         elif n.unschedulable:
             cordoned.append(name)

@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import tempfile
 from datetime import timedelta
-from typing import Optional
 
 from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
-from ..sim.observe import observations
 from ..sim.nodes import TERMINATING
+from ..sim.observe import observations
 from ..sim.simulator import EVICTED
-from .view import (GPU_RESOURCES, MAX_SHAPES, View, all_queues, covering_flavors, guarantee_rows, pending_rows,
-                   shape_label, tree_rows)
+from .view import (
+    GPU_RESOURCES,
+    MAX_SHAPES,
+    View,
+    all_queues,
+    covering_flavors,
+    guarantee_rows,
+    pending_rows,
+    shape_label,
+    tree_rows,
+)
 
 MIB = 1 << 20
 
 
-def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: Optional[set[str]] = None) -> View:
+def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] | None = None) -> View:
     model = sim.model
     esnap = model.snapshot
     now = sim.dt(sim.now)
@@ -66,7 +74,7 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: Optional[
     return view
 
 
-def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> Optional[set[str]]:
+def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> set[str] | None:
     """The doctor's causes for the simulated cluster as it stands, through the folder the
     simulator can write; None when this build has no snapshot writer. Only the writing holds
     ``lock`` (the simulation waits for it); the diagnosis runs on the written copy."""

@@ -6,6 +6,7 @@ from datetime import timedelta
 from ..doctor.diagnose import diagnose
 from ..doctor.facts import Facts
 from ..frag.from_state import node_shapes, pod_shape
+from ..frag.shapes import PodShape
 from ..frag.slots import count_slots
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import Snapshot
@@ -42,7 +43,7 @@ def free_slots(view: View, facts: Facts, cqs, pending) -> None:
     if not state.nodes:
         return
     nodes = node_shapes(state)[0]
-    shapes: dict[tuple[str, str], object] = {}
+    shapes: dict[tuple[str, str], PodShape] = {}
     for name, wi in pending:
         cq = cqs[name]
         for ps in wi.obj.pod_sets:

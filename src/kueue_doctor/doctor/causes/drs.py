@@ -2,11 +2,11 @@
 release's arithmetic, so fair-sharing preemption never picks them."""
 from __future__ import annotations
 
-from ...kueue.releases import DrsMode
 from ...engine.drs import dominant_resource_share
+from ...kueue.bugs import affected, bug
+from ...kueue.releases import DrsMode
 from ..facts import Facts
 from ..findings import Cause, CauseId, Confidence, Violation
-from ...kueue.bugs import affected, bug
 from .queues import release_evidence
 
 

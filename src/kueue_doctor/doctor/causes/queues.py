@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from ...kueue.bugs import affected, bug
 from ..facts import Facts, QueueFacts
 from ..findings import Cause, CauseId, Confidence, Violation
-from ...kueue.bugs import affected, bug
 from ..steps.words import minutes
 
 SLOW_RELEASE_HELD = timedelta(minutes=1)
@@ -93,7 +93,7 @@ def victim_causes(facts: Facts, q: QueueFacts, v: Violation) -> list[Cause]:
                 f"to terminate and a pod group keeps its quota until they are gone, so the queue admits about one "
                 f"preempting workload per grace period.",
                 [f"{t.key}: evicted {minutes(t.held)} ago, {len(t.live_pods)} pod(s) terminating, grace "
-                 f"{t.grace_seconds} s"] + release_evidence(facts, CauseId.SLOW_PREEMPTION_RELEASE),
+                 f"{t.grace_seconds} s", *release_evidence(facts, CauseId.SLOW_PREEMPTION_RELEASE)],
                 "Shorten terminationGracePeriodSeconds / preStop hooks of preemptible workloads, or run Kueue "
                 "v0.17+ with FastQuotaReleaseInPodIntegration=true.", weight=len(v.pending_workloads)))
     return out

@@ -32,7 +32,7 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
     if fragmented:
         redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"),
                              slot_cache=cache)
-        for f, r in zip(fragmented, redo):
+        for f, r in zip(fragmented, redo, strict=True):
             f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
     causes = []
     for v, findings in per_queue:
