@@ -2,9 +2,12 @@
 not-running reasons, victims) on a folder: `python bench/recompute.py FOLDER`. Each should
 run once per queue or per workload; before issue 11 the exporter ran the doctor and then
 step 1 again."""
-import sys, collections
-from kueue_doctor.sources.snapshot import load_folder
+import collections
+import sys
+
 from kueue_doctor.metrics.from_snapshot import view_from_snapshot
+from kueue_doctor.sources.snapshot import load_folder
+
 calls = collections.Counter()
 def prof(frame, event, arg):
     if event == "call":
