@@ -47,7 +47,7 @@ def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> 
         kueue.append({"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": "main", "namespace": name},
                       "spec": {"clusterQueue": name}})
     pods = []
-    used = {name: 0 for name in cqs}
+    used = dict.fromkeys(cqs, 0)
     t0 = "2026-01-01T00:00:00Z"
     for k in range(workloads):
         name = cqs[k % len(cqs)]

@@ -14,18 +14,18 @@ import random
 import statistics
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from kueue_doctor import heap  # noqa: E402
-from kueue_doctor.api import build  # noqa: E402
-from kueue_doctor.api.state import ClusterState  # noqa: E402
-from kueue_doctor.engine.config import EngineConfig  # noqa: E402
-from kueue_doctor.engine.model import AdmissionModel  # noqa: E402
+from kueue_doctor import heap
+from kueue_doctor.api import build
+from kueue_doctor.api.state import ClusterState
+from kueue_doctor.engine.config import EngineConfig
+from kueue_doctor.engine.model import AdmissionModel
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def make_state(cohorts: int, per_cohort: int, pending: int, admitted: int, seed: int = 1) -> ClusterState:

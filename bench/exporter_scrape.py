@@ -35,7 +35,7 @@ def workload(i: int, ns: str, cq: str, admitted: bool) -> dict:
                       "containers": [{"name": "main", "image": "x", "resources": {"requests": req}}]}}}]}}
     if admitted:
         w["status"] = {"admission": {"clusterQueue": cq, "podSetAssignments": [
-            {"name": "main", "count": 1, "flavors": {r: "h100" for r in req}, "resourceUsage": req}]},
+            {"name": "main", "count": 1, "flavors": dict.fromkeys(req, "h100"), "resourceUsage": req}]},
             "conditions": [{"type": t, "status": "True", "reason": t, "message": "",
                             "lastTransitionTime": T0} for t in ("QuotaReserved", "Admitted")]}
     return w
@@ -79,6 +79,7 @@ def main() -> None:
     ap.add_argument("--folder", help="Reuse or keep the generated folder here.")
     a = ap.parse_args()
     from prometheus_client import CollectorRegistry, generate_latest
+
     from kueue_doctor.metrics.collector import DoctorCollector
     from kueue_doctor.metrics.sources import FolderSource
     with tempfile.TemporaryDirectory() as tmp:

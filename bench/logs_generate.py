@@ -16,7 +16,7 @@ import argparse
 import random
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 QUEUES = ["team-a", "team-b", "team-c", "team-d", "infer", "batch"]
 COHORT = "gpu"
@@ -56,7 +56,7 @@ class Writer:
         sec = int(self.t)
         if sec != self._sec:
             self._sec = sec
-            self._sec_text = datetime.fromtimestamp(sec, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+            self._sec_text = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S")
         return "%s.%09dZ" % (self._sec_text, int((self.t - sec) * 1e9))
 
     def line(self, v: int, logger: str, caller: str, msg: str, rest: str = "") -> None:
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     started = time.monotonic()
-    start = datetime(2026, 8, 20, 10, 0, tzinfo=timezone.utc).timestamp()
+    start = datetime(2026, 8, 20, 10, 0, tzinfo=UTC).timestamp()
     with open(args.out, "w", encoding="utf-8", buffering=1 << 20) as out:
         n = generate(out, parse_size(args.size), args.seed, start)
     print(f"wrote {n / 1e6:.0f} MB to {args.out} in {time.monotonic() - started:.1f}s", file=sys.stderr)

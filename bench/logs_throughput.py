@@ -76,10 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     size = os.path.getsize(args.file)
     msgs = sorted({m.decode().rstrip('"') for m in MESSAGES})
-    jq_filter = "select(.msg | IN(" + ",".join('"%s"' % m for m in msgs) + ")) | .msg"
+    jq_filter = "select(.msg | IN(" + ",".join(f'"{m}"' for m in msgs) + ")) | .msg"
     ours = [sys.executable, "-m", "kueue_doctor", "logs", "--format", "json", args.file]
     tools = {
-        "kueue-doctor logs --workers 1": (ours + ["--workers", "1"], args.repeat),
+        "kueue-doctor logs --workers 1": ([*ours, "--workers", "1"], args.repeat),
         f"kueue-doctor logs ({os.cpu_count()} CPUs)": (ours, args.repeat),
         f"grep -c '{NEEDLE}'": (["grep", "-c", NEEDLE, args.file], args.repeat),
     }

@@ -19,8 +19,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from kueue_doctor.sim.scenario import load_scenario  # noqa: E402
-from kueue_doctor.sim.simulator import Simulator  # noqa: E402
+from kueue_doctor.sim.scenario import load_scenario
+from kueue_doctor.sim.simulator import Simulator
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kueue-perf"
 

@@ -8,7 +8,7 @@ from kueue_doctor.errors import InputError
 from kueue_doctor.logs.timeparse import parse_bound
 
 
-@pytest.mark.parametrize("text,seconds", [
+@pytest.mark.parametrize(("text", "seconds"), [
     ("90", 90.0), ("90s", 90.0), ("15m", 900.0), ("2h", 7200.0), ("1.5d", 129600.0),
     ("500ms", 0.5), (" 2h ", 7200.0), ("5 m", 300.0),
 ])

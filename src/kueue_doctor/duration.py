@@ -7,7 +7,7 @@ window), so a form accepted in one place is accepted everywhere.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 from .errors import InputError
 
@@ -15,7 +15,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNITS = {"ms": 0.001, "s": 1.0, None: 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
-def parse_seconds(text: str, *, unit_required: bool = False) -> Optional[float]:
+def parse_seconds(text: str, *, unit_required: bool = False) -> float | None:
     """Seconds, or None when ``text`` is not a duration.
 
     ``unit_required``: a bare number is not a duration (where it could also be read as

@@ -12,7 +12,7 @@ class InputError(Exception):
         self.obj = obj
         self.field = field
 
-    def located(self, *, file: str = "", obj: str = "") -> "InputError":
+    def located(self, *, file: str = "", obj: str = "") -> InputError:
         if file and not self.file:
             self.file = file
         if obj and not self.obj:
@@ -21,5 +21,5 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         parts = [p for p in (self.file, self.obj, self.field) if p]
-        line = ": ".join(parts + [self.problem])
+        line = ": ".join([*parts, self.problem])
         return " ".join(line.split())  # never more than one line

@@ -1,7 +1,7 @@
 """Invariants of the admission engine on random cohort trees and workloads (hypothesis)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,10 +10,10 @@ from kueue_doctor.api import build
 from kueue_doctor.api.state import ClusterState
 from kueue_doctor.engine.config import EngineConfig
 from kueue_doctor.engine.model import AdmissionModel
-from kueue_doctor.engine.preemption import IN_CLUSTER_QUEUE, satisfies_policy
+from kueue_doctor.engine.preemption import IN_CLUSTER_QUEUE, IN_COHORT_RECLAMATION, satisfies_policy
 from kueue_doctor.engine.quota import recompute_usage
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 FLAVORS = ("a", "b")
 
 
@@ -36,7 +36,7 @@ def clusters(draw):
             bl = draw(st.one_of(st.none(), st.integers(0, 6)))
             ll = draw(st.one_of(st.none(), st.integers(0, nominal)))
             quotas[f] = {"cpu": (str(nominal), None if bl is None else str(bl), None if ll is None else str(ll))}
-        cohort = draw(st.sampled_from(cohorts + [""]))
+        cohort = draw(st.sampled_from([*cohorts, ""]))
         if not cohort:  # limits need a cohort
             quotas = {f: {"cpu": (v["cpu"][0],)} for f, v in quotas.items()}
         state.add(build.cluster_queue(
@@ -98,6 +98,20 @@ def check_invariants(model: AdmissionModel) -> None:
             snap.add_workload(wi, wi.cluster_queue)
 
 
+def check_preemptions(model: AdmissionModel, res, fair: bool) -> None:
+    """Each victim of a cycle is one its preemptor's ClusterQueue policy allows, in its own cohort tree."""
+    for t in res.preempted:
+        pre = next(e for e in res.entries if t in e.targets)
+        policy = (model.snapshot.cluster_queues[pre.cq_name].preemption.within_cluster_queue
+                  if t.reason == IN_CLUSTER_QUEUE else
+                  model.snapshot.cluster_queues[pre.cq_name].preemption.reclaim_within_cohort)
+        if not fair or t.reason == IN_CLUSTER_QUEUE:
+            assert satisfies_policy(pre.wi, t.wi, policy), f"{t.key} preempted against {policy}"
+        if t.reason != IN_CLUSTER_QUEUE:
+            own = model.snapshot.cluster_queues[pre.cq_name].node.root()
+            assert model.snapshot.cluster_queues[t.cluster_queue].node.root() is own
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters())
 def test_cycles_keep_quota_invariants(case):
@@ -111,16 +125,7 @@ def test_cycles_keep_quota_invariants(case):
             model.submit(build.workload("ns", f"late{step}-{n}", f"lq{cq}", {"cpu": str(cpu)}, priority=prio,
                                         created=now))
         res = model.cycle(now)
-        for t in res.preempted:
-            pre = next(e for e in res.entries if t in e.targets)
-            policy = (model.snapshot.cluster_queues[pre.cq_name].preemption.within_cluster_queue
-                      if t.reason == IN_CLUSTER_QUEUE else
-                      model.snapshot.cluster_queues[pre.cq_name].preemption.reclaim_within_cohort)
-            if not fair or t.reason == IN_CLUSTER_QUEUE:
-                assert satisfies_policy(pre.wi, t.wi, policy), f"{t.key} preempted against {policy}"
-            if t.reason != IN_CLUSTER_QUEUE:
-                own = model.snapshot.cluster_queues[pre.cq_name].node.root()
-                assert model.snapshot.cluster_queues[t.cluster_queue].node.root() is own
+        check_preemptions(model, res, fair)
         check_invariants(model)
         now += timedelta(seconds=10)
         # victims stop and release their quota; some admitted workloads finish
@@ -130,3 +135,35 @@ def test_cycles_keep_quota_invariants(case):
             elif (sum(map(ord, wi.key)) + step) % 4 == 0:
                 model.release(wi.key, now, requeue=False)
         check_invariants(model)
+
+
+def test_the_checks_see_reclaim_and_priority_preemption():
+    """The random clusters rarely preempt (about 1 cycle in 60) and almost never across ClusterQueues,
+    so the preemption checks above get one cluster where both happen: a lender reclaims its nominal
+    quota from a borrower, then a higher-priority workload preempts within the lender."""
+    state = ClusterState()
+    state.add(build.flavor("a"))
+    state.add(build.cohort("co"))
+    state.add(build.cluster_queue("lender", {"a": {"cpu": "4"}}, cohort="co", within="LowerPriority", reclaim="Any"))
+    state.add(build.cluster_queue("borrower", {"a": {"cpu": "4"}}, cohort="co"))
+    state.add(build.local_queue("ns", "lq-lender", "lender"))
+    state.add(build.local_queue("ns", "lq-borrower", "borrower"))
+    for i in range(2):  # 8 cpu: the borrower's 4 and the lender's 4
+        state.add(build.workload("ns", f"borrowed-{i}", "lq-borrower", {"cpu": "4"}, created=T0 + timedelta(seconds=i)))
+    model = AdmissionModel(state, EngineConfig())
+    now = T0 + timedelta(minutes=1)
+    arrivals = {2: ("reclaim", 0), 4: ("urgent", 5)}
+    seen = []
+    for step in range(6):
+        if step in arrivals:
+            name, prio = arrivals[step]
+            model.submit(build.workload("ns", name, "lq-lender", {"cpu": "4"}, priority=prio, created=now))
+        res = model.cycle(now)
+        check_preemptions(model, res, fair=False)
+        check_invariants(model)
+        seen += [(t.cluster_queue, t.reason) for t in res.preempted]
+        now += timedelta(seconds=10)
+        for wi in list(model.admitted()):
+            if wi.evicted:
+                model.release(wi.key, now, requeue=True)
+    assert seen == [("borrower", IN_COHORT_RECLAMATION), ("lender", IN_CLUSTER_QUEUE)]

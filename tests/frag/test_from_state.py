@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from kueue_doctor.api import objects as o
 from kueue_doctor.api.quantity import Quantity
@@ -6,7 +6,7 @@ from kueue_doctor.api.state import ClusterState
 from kueue_doctor.frag.diagnose import CAPACITY, FITS, FRAGMENTATION
 from kueue_doctor.frag.from_state import node_shapes, queue_demands, queue_fragmentation
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def q(v):
@@ -47,7 +47,8 @@ def test_node_shapes_subtract_bound_pods():
     assert [n.gpu_free for n in now] == [(0, 0, 0) + (1000,) * 5] * 2
     assert [n.cpu_free for n in now] == [64000 - 3 * 4000] * 2
     assert all(n.gpu_free == (1000,) * 8 and n.model == "A100" for n in empty)
-    assert len(running) == 6 and all(p.gpus == 1 for p in running)
+    assert len(running) == 6
+    assert all(p.gpus == 1 for p in running)
 
 
 def test_scattered_single_gpu_pods_are_reported_as_fragmentation():
@@ -55,11 +56,13 @@ def test_scattered_single_gpu_pods_are_reported_as_fragmentation():
     findings = queue_fragmentation(cluster(), "cq", seed=1)
     assert len(findings) == 1
     f = findings[0]
-    assert f.demand.pods == 2 and "flavor a100" in f.demand.source
+    assert f.demand.pods == 2
+    assert "flavor a100" in f.demand.source
     assert (f.slots.slots, f.slots.pooled, f.cause) == (0, 3, FRAGMENTATION)
     # packing the four running pods onto one node frees three whole nodes
     for policy in ("BestFit", "GpuPacking", "FGD"):
-        assert f.policy_slots[policy] == 3 and f.policy_gain()[policy] == 3
+        assert f.policy_slots[policy] == 3
+        assert f.policy_gain()[policy] == 3
     assert f.policy_refused["FGD"] == 0
     assert "fragmentation strands 3" in f.summary()
 
@@ -81,6 +84,7 @@ def test_verdict_follows_slots_and_pooled_capacity():
 def test_flavor_labels_limit_the_nodes():
     s = cluster(pool="h100")  # the flavor selects nodes no node carries
     d = queue_demands(s, "cq")
-    assert d and dict(d[0].shape.node_labels) == {"pool": "h100"}
+    assert d
+    assert dict(d[0].shape.node_labels) == {"pool": "h100"}
     f = queue_fragmentation(s, "cq", policies=())[0]
     assert (f.slots.eligible_nodes, f.cause) == (0, CAPACITY)

@@ -3,8 +3,13 @@ import random
 import numpy as np
 
 from kueue_doctor.frag.cluster import Cluster
-from kueue_doctor.frag.measure import (TypicalShape, cluster_fragmentation, node_breakdown,
-                                       node_fragmentation, typical_shapes)
+from kueue_doctor.frag.measure import (
+    TypicalShape,
+    cluster_fragmentation,
+    node_breakdown,
+    node_fragmentation,
+    typical_shapes,
+)
 from kueue_doctor.frag.shapes import NodeShape, PodShape
 from kueue_doctor.frag.trace import read_pods
 
@@ -14,8 +19,10 @@ def test_typical_shapes_cover_threshold_and_break_ties_by_key():
            [PodShape(1000, gpus=1, gpu_milli=500)] * 2
     t = typical_shapes(pods, popularity=0.8)
     # 6 then the tie of two: (2000, 0, 0) > (1000, 500, 1) by key, so the CPU-only one is kept
-    assert [x.count for x in t] == [6, 2] and t[1].shape.cpu == 2000
-    assert abs(sum(x.weight for x in t) - 1) < 1e-12 and t[0].weight == 6 / 8
+    assert [x.count for x in t] == [6, 2]
+    assert t[1].shape.cpu == 2000
+    assert abs(sum(x.weight for x in t) - 1) < 1e-12
+    assert t[0].weight == 6 / 8
 
 
 def test_node_fragmentation_by_hand():
@@ -28,10 +35,13 @@ def test_node_fragmentation_by_hand():
     starved = NodeShape("n", 2000, 1, (1000, 300, 600), "X")  # no CPU: every idle milli is fragment
     assert node_fragmentation(starved, typ) == 1900
     b = node_breakdown(starved, typ)
-    assert b["q4_lack_cpu"] == 1900 and b["q3_satisfied"] == 0
+    assert b["q4_lack_cpu"] == 1900
+    assert b["q3_satisfied"] == 0
     c = cluster_fragmentation([n, starved], typ)
-    assert c.fragmented_milli == 600 + 1900 and c.idle_milli == 3800
-    assert abs(c.ratio - 100 * 2500 / 3800) < 1e-9 and abs(c.of_capacity - 100 * 2500 / 6000) < 1e-9
+    assert c.fragmented_milli == 600 + 1900
+    assert c.idle_milli == 3800
+    assert abs(c.ratio - 100 * 2500 / 3800) < 1e-9
+    assert abs(c.of_capacity - 100 * 2500 / 6000) < 1e-9
 
 
 def test_vectorised_measure_matches_reference(sample_paths):

@@ -54,10 +54,13 @@ def test_gpupacking_prefers_partly_used_gpu_then_used_node_then_small_idle_node(
 def test_gpuclustering_keeps_tags_together():
     p = Placer([node("a", (1000,) * 4), node("b", (1000,) * 4)], policy_class("GpuClustering")())
     cl = p.cluster
-    assert p.place(SHARE) and p.place(WHOLE)
+    assert p.place(SHARE)
+    assert p.place(WHOLE)
     # the share went to a (rank tie); the whole-GPU pod avoids the node holding a share pod
     names = {cl.nodes[i].name: int(cl.tags[i]) for i in range(2)}
-    assert names["a"] != names["b"] and names["a"] and names["b"]
+    assert names["a"] != names["b"]
+    assert names["a"]
+    assert names["b"]
 
 
 def test_random_is_uniform_over_feasible_nodes_only():
@@ -120,7 +123,9 @@ def test_every_policy_respects_capacity(policy):
     p = Placer(nodes, policy_class(policy)(random.Random(1)), typical=typical)
     placed = [s for s in (rng.choice(shapes) for _ in range(200)) if p.place(s)]
     cl = p.cluster
-    assert (cl.cpu >= 0).all() and (cl.mem >= 0).all() and (cl.free >= 0).all()
+    assert (cl.cpu >= 0).all()
+    assert (cl.mem >= 0).all()
+    assert (cl.free >= 0).all()
     assert cl.used_milli == sum(s.gpu_total for s in placed)
     assert cl.used_milli == cl.capacity_milli - int(cl.free.sum())
     # a refusal means no node had room

@@ -18,7 +18,8 @@ def test_tune_up_appends_resampled_pods_after_the_shuffled_trace():
     assert sorted(map(repr, head)) == sorted(repr(p.shape) for p in base)
     total = sum(p.gpu_total for p in plan.pods)
     # the stop rule: adding one more 500m share would pass 13000
-    assert total <= 13_000 < total + 500 and tail
+    assert total <= 13_000 < total + 500
+    assert tail
     assert sorted(plan.rank) == [0, 1, 2]
 
 
@@ -32,9 +33,12 @@ def test_binning_half_even_and_neighbour_fallback():
     # 1000 GPUs: one event at 0.5 % (-> column 0, half-even), one at 2.5 % (-> 2), one at 4 %.
     arrived = np.array([5_000, 25_000, 40_000])
     out = bin_by_arrival(arrived, [1.0, 2.0, 4.0], total_gpus=1000, columns=6)
-    assert out[0] == 1.0 and out[2] == 2.0 and out[4] == 4.0
+    assert out[0] == 1.0
+    assert out[2] == 2.0
+    assert out[4] == 4.0
     assert out[1] == 1.5           # empty: mean of columns 0 and 2
-    assert out[3] == 3.0 and out[5] == 4.0
+    assert out[3] == 3.0
+    assert out[5] == 4.0
     assert 6 not in out            # nothing within one column
 
 
@@ -43,15 +47,19 @@ def test_replay_sample_is_consistent_and_seeded(sample_paths):
     a = replay(nodes, pods, "FGD", seed=3)
     b = replay(nodes, pods, "FGD", seed=3)
     c = replay(nodes, pods, "FGD", seed=4)
-    assert np.array_equal(a.used, b.used) and not np.array_equal(a.used, c.used)
+    assert np.array_equal(a.used, b.used)
+    assert not np.array_equal(a.used, c.used)
     cap = a.capacity_milli
     assert cap == 1000 * sum(n.gpus for n in nodes)
-    assert (np.diff(a.used) >= 0).all() and a.used[-1] <= cap and (a.used <= a.arrived).all()
+    assert (np.diff(a.used) >= 0).all()
+    assert a.used[-1] <= cap
+    assert (a.used <= a.arrived).all()
     # the sample asks for ~185 % of capacity: tuned down to 130 %
     assert a.arrived[-1] <= 1.3 * cap
     assert a.used[-1] == cap - sum(sum(n.gpu_free) for n in a.final_nodes)
     alloc = a.allocation_curve()
-    assert set(alloc) <= set(range(131)) and max(alloc) >= 128
+    assert set(alloc) <= set(range(131))
+    assert max(alloc) >= 128
     assert abs(alloc[max(alloc)] - a.final_allocation) < 1.5
     frag = a.fragmentation_curve()
     assert all(0 <= v <= 100 for v in frag.values())

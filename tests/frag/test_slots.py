@@ -12,7 +12,8 @@ def test_twelve_eight_gpu_pods_need_twelve_whole_nodes():
     pod = PodShape(cpu=8000, mem=1000, gpus=8, gpu_milli=1000)
     s = count_slots(thin, pod)
     assert (s.slots, s.nodes_with_slot, s.free_gpu_milli) == (0, 0, 96000)
-    assert s.pooled == 12 and s.lost_to_fragmentation == 12
+    assert s.pooled == 12
+    assert s.lost_to_fragmentation == 12
     whole = thin[:12] + [node(f"w{i}") for i in range(12)]
     assert count_slots(whole, pod).slots == 12
 
@@ -45,4 +46,5 @@ def test_eligibility_by_model_labels_and_taints():
     assert [eligible(n, labelled) for n in (a, b)] == [True, False]
     assert count_slots([a, b], tolerant).eligible_nodes == 1
     everything = PodShape(cpu=1, tolerations=("",))  # operator Exists without a key
-    assert eligible(b, everything) and not eligible(b, PodShape(cpu=1, tolerations=("other",)))
+    assert eligible(b, everything)
+    assert not eligible(b, PodShape(cpu=1, tolerations=("other",)))

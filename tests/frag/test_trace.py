@@ -7,7 +7,8 @@ from kueue_doctor.frag.trace import read_nodes, read_pods
 def test_sample_reads_sorted_with_simulator_rules(sample_paths):
     nodes = read_nodes(sample_paths[0])
     pods = read_pods(sample_paths[1])
-    assert len(nodes) == 31 and len(pods) == 327
+    assert len(nodes) == 31
+    assert len(pods) == 327
     assert [n.name for n in nodes] == sorted(n.name for n in nodes)
     assert [p.name for p in pods] == sorted(p.name for p in pods)
     assert all(g == 1000 for n in nodes for g in n.gpu_free)
@@ -33,7 +34,7 @@ def test_clipping_and_zero_cpu(tmp_path):
     assert (c.gpus, c.gpu_milli, c.models) == (0, 0, frozenset())
 
 
-@pytest.mark.parametrize("text,field", [
+@pytest.mark.parametrize(("text", "field"), [
     ("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,abc,1,0,0\n", "cpu_milli"),
     ("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1,1,-1,0\n", "num_gpu"),
     ("name,cpu_milli,memory_mib,num_gpu\np,1,1,0\n", ""),
@@ -43,7 +44,8 @@ def test_bad_rows_are_input_errors(tmp_path, text, field):
     with pytest.raises(InputError) as e:
         read_pods(path)
     assert e.value.field == field
-    assert "\n" not in str(e.value) and path in str(e.value)
+    assert "\n" not in str(e.value)
+    assert path in str(e.value)
 
 
 def test_missing_file(tmp_path):

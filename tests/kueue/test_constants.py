@@ -6,7 +6,7 @@ import pytest
 
 from kueue_doctor.api import build
 from kueue_doctor.api.load import load_paths
-from kueue_doctor.doctor.context import index_pods
+from kueue_doctor.doctor.gather import index_pods
 from kueue_doctor.kueue import constants as kc
 from kueue_doctor.sim.incidents import incident_path
 from kueue_doctor.sim.scenario import load_scenario

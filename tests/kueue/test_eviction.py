@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 from kueue_doctor.kueue import constants as kc
-from kueue_doctor.kueue.eviction import (HUMAN_REASONS, cohort_path, parse_preemption_message, path_names,
-                                         preempted_workload_message, preemption_message, preemptor_queue)
+from kueue_doctor.kueue.eviction import (
+    HUMAN_REASONS,
+    cohort_path,
+    parse_preemption_message,
+    path_names,
+    preempted_workload_message,
+    preemption_message,
+    preemptor_queue,
+)
+from tests.paths import SHARED
 
 # Messages upstream's scheduler tests expect (shared/conformance/tas/*.yaml, taken from Kueue's
 # own test expectations): the condition form and the event form with effective priorities.
@@ -81,18 +88,16 @@ def test_paths():
     assert path_names("/a/b/") == ["a", "b"] and path_names("/") == [] and path_names("") == []
 
 
-_SHARED = Path(__file__).resolve().parents[3] / "shared" / "conformance"
-if not _SHARED.is_dir():
-    _SHARED = Path("/work/shared/conformance")
+_CONFORMANCE = SHARED / "conformance"
 
 
 def test_every_preemption_message_in_the_upstream_expectations():
     """Each such message upstream's tests expect parses, and writing it back from its parts gives
     its text up to the paths (events of newer releases append effective priorities)."""
-    if not _SHARED.is_dir():
+    if not _CONFORMANCE.is_dir():
         pytest.skip("shared/conformance not available")
     seen = 0
-    for path in sorted(_SHARED.rglob("*.yaml")):
+    for path in sorted(_CONFORMANCE.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         if "Preempted to accommodate" not in text:
             continue

@@ -23,7 +23,7 @@ def test_time_round_trip_in_utc():
 
 
 def test_a_naive_time_is_refused_rather_than_read_as_local():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timezone-aware"):
         layout.format_time(datetime(2026, 8, 20, 10, 15))
 
 

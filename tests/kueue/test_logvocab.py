@@ -101,6 +101,6 @@ def test_levels():
 
 
 def test_needles_are_cut_from_the_vocabulary():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not part of"):
         part(lv.MSG_ADMITTED, "successfully queued")
     assert lv.MSG_REQUEUED.encode() in NEEDLES and lv.MSG_CYCLE_COMPLETE.encode() in NEEDLES

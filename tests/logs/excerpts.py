@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-T0 = datetime(2026, 8, 20, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 8, 20, 10, 0, tzinfo=UTC)
 
 
 def ts(seconds: float) -> str:

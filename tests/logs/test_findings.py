@@ -1,9 +1,9 @@
 """Each finding fires on its signature and stays quiet on the near-miss."""
 from __future__ import annotations
 
-from excerpts import (admitted, evaluated, line, ongoing, preempted, requeued, wl, zombie_cycles)
-
 from kueue_doctor.logs import scan
+
+from .excerpts import admitted, evaluated, line, ongoing, preempted, requeued, wl, zombie_cycles
 
 
 def ids(report):
@@ -121,4 +121,4 @@ def test_head_retried_for_minutes_with_the_same_reason_is_head_of_line_blocking(
     heads = report.per_cluster_queue["perception"]["retriedHeads"]
     assert heads[0]["attempts"] == 25 and heads[0]["reason"].startswith("couldn't assign")
     # The same head admitted before five minutes pass is just a busy queue.
-    assert "head-of-line-blocking" not in ids(scan(lines[:20] + [admitted(400, 99, head, "perception")]))
+    assert "head-of-line-blocking" not in ids(scan([*lines[:20], admitted(400, 99, head, "perception")]))

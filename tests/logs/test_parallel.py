@@ -7,12 +7,13 @@ import random
 import sys
 from pathlib import Path
 
-from excerpts import line
-
 from kueue_doctor.logs import scan
+from tests.paths import REPO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import logs_generate  # noqa: E402
+from .excerpts import line
+
+sys.path.insert(0, str(REPO / "bench"))
+import logs_generate
 
 START = 1_787_220_000.0  # 2026-08-20T10:00:00Z, as the generator's main() uses
 

@@ -45,7 +45,8 @@ def test_drs_rounding_blocks_reclaim_until_fixed(pairs):
     assert f["admissions"] == 8
     assert a["violationSeconds"] >= 3600
     assert f["violationSeconds"] == 0
-    assert r["affected"]["version"] == "v0.13.2" and r["fixed"]["version"] == "v0.14.0"
+    assert r["affected"]["version"] == "v0.13.2"
+    assert r["fixed"]["version"] == "v0.14.0"
 
 
 @pytest.mark.parametrize("name", INCIDENTS)
@@ -60,10 +61,3 @@ def test_same_scenario_gives_byte_identical_json(name):
     assert set(doc["workloads"]) == {"created", "admitted", "finished", "preempted"}
     for cq in doc["clusterQueues"].values():
         assert {"avgUsagePercent", "violationSeconds", "admissionsPerHour", "preemptionsPerHour"} <= set(cq)
-
-
-def test_demo_prints_both_releases():
-    out = CliRunner().invoke(cli, ["demo"])
-    assert out.exit_code == 0, out.output
-    for version in ("v0.16.2", "v0.17.0", "v0.13.2", "v0.13.5", "v0.14.0"):
-        assert version in out.output

@@ -10,12 +10,12 @@ from click.testing import CliRunner
 
 from kueue_doctor.api import load_paths
 from kueue_doctor.errors import InputError
+from kueue_doctor.kueue.layout import MANIFEST, SIMULATED_FILES
 from kueue_doctor.logs import scan
 from kueue_doctor.logs.timeparse import parse_ts
 from kueue_doctor.sim.incidents import INCIDENTS, incident_path
 from kueue_doctor.sim.scenario import load_scenario
 from kueue_doctor.sim.simulator import Simulator
-from kueue_doctor.kueue.layout import MANIFEST, SIMULATED_FILES
 from kueue_doctor.sim.snapshot import write_snapshot
 
 # A time inside each failure window (scenario comments): victims already preempted, heads waiting.
@@ -72,7 +72,8 @@ def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     assert len(state.workloads) == len(sim.workloads)
     assert set(state.nodes) == {n.name for n in sim.pool.nodes}
     dep = state.kueue_deployment()
-    assert dep is not None and dep.kueue_version() == sim.kueue.label
+    assert dep is not None
+    assert dep.kueue_version() == sim.kueue.label
     assert "--zap-log-level=5" in dep.args
     for gate, on in sim.scn.gates.items():
         assert dep.feature_gates()[gate] is on
@@ -80,10 +81,10 @@ def test_folder_loads_with_the_expected_objects(snapshots, name, fixed):
     assert state.configuration.fair_sharing.enabled == sim.config.fair_sharing
     # a Workload waiting since an attempt has a Warning event repeating its QuotaReserved=False message
     warnings = {(e.involved_namespace, e.involved_name, e.message) for e in state.events if e.type == "Warning"}
-    for w in state.workloads.values():
-        c = w.condition("QuotaReserved")
-        if c is not None and c.status == "False" and c.reason == "Pending":
-            assert (w.meta.namespace, w.meta.name, c.message) in warnings
+    waiting = [(w.meta.namespace, w.meta.name, c.message) for w in state.workloads.values()
+               if (c := w.condition("QuotaReserved")) is not None and c.status == "False" and c.reason == "Pending"]
+    assert waiting, "each snapshot is taken while some workload waits"
+    assert set(waiting) <= warnings
 
 
 @pytest.mark.parametrize("name", ["slow-preemption-release", "zombie-pod"])
@@ -97,7 +98,8 @@ def test_victim_is_evicted_but_still_holds_quota_on_the_affected_release(snapsho
     assert v["status"]["admission"]["clusterQueue"] in ("team-b", "team-d")
     pods = yaml.safe_load((d / "pods.yaml").read_text())["items"]
     mine = [p for p in pods if p["metadata"]["annotations"]["kueue.x-k8s.io/workload"] == v["metadata"]["name"]]
-    assert mine and all(p["status"]["phase"] == "Running" and "deletionTimestamp" in p["metadata"] for p in mine)
+    assert mine
+    assert all(p["status"]["phase"] == "Running" and "deletionTimestamp" in p["metadata"] for p in mine)
     assert all(any(c["type"] == "TerminationTarget" and c["status"] == "True" for c in p["status"]["conditions"])
                for p in mine)
     # the preemptor waits with the message Kueue writes while its target terminates
@@ -120,19 +122,23 @@ def test_zombie_overlap_skip_reaches_conditions_and_events(snapshots):
     events = yaml.safe_load((d / "events.yaml").read_text())["items"]
     overlap = [e for e in events if e["message"].startswith("Workload has overlapping")]
     # one retry kept every several seconds over the 30 minutes since the heads arrived
-    assert overlap and all(e["count"] > 50 for e in overlap)
+    assert overlap
+    assert all(e["count"] > 50 for e in overlap)
 
 
 def test_drs_rounding_status_shows_a_borrowing_queue_with_share_zero(snapshots):
-    for fixed, share_zero in ((False, True), (True, False)):
-        state = load_paths([snapshots[("drs-rounding", fixed)][1]])
-        cqs = yaml.safe_load((snapshots[("drs-rounding", fixed)][1] / "kueue.yaml").read_text())["items"]
+    def team_b(fixed: bool) -> tuple[int, int]:
+        """(GPUs borrowed, weightedShare) in team-b's status."""
+        d = snapshots[("drs-rounding", fixed)][1]
+        assert "team-b" in load_paths([d]).cluster_queues
+        cqs = yaml.safe_load((d / "kueue.yaml").read_text())["items"]
         b = next(c for c in cqs if c["kind"] == "ClusterQueue" and c["metadata"]["name"] == "team-b")
-        borrowed = int(b["status"]["flavorsReservation"][0]["resources"][0]["borrowed"])
-        if not fixed:
-            assert borrowed == 32
-        assert (b["status"]["fairSharing"]["weightedShare"] == 0) is share_zero or borrowed == 0
-        assert state.cluster_queues["team-b"]
+        (gpu,) = b["status"]["flavorsReservation"][0]["resources"]
+        return int(gpu["borrowed"]), b["status"]["fairSharing"]["weightedShare"]
+    # the affected release: team-b borrows 32 GPUs, yet its share rounds to 0 (the bug's mark)
+    assert team_b(fixed=False) == (32, 0)
+    # the fixed release: team-a has reclaimed what team-b borrowed, so a share of 0 is right
+    assert team_b(fixed=True) == (0, 0)
 
 
 @pytest.mark.parametrize("name", INCIDENTS)
@@ -147,7 +153,8 @@ def test_log_is_sorted_zap_json_for_the_last_hour(snapshots, name):
         times.append(parse_ts(rec["ts"]))
     assert times == sorted(times)
     end = sim.dt(AT[name]).timestamp()
-    assert end - 3600 <= times[0] and times[-1] <= end
+    assert end - 3600 <= times[0]
+    assert times[-1] <= end
 
 
 @pytest.mark.parametrize("name", ["slow-preemption-release", "zombie-pod"])
@@ -170,9 +177,11 @@ def test_drs_rounding_log_carries_the_section_a3_signature(snapshots):
     lines = [json.loads(x) for x in
              (snapshots[("drs-rounding", False)][1] / "kueue-controller-manager.log").read_text().splitlines()]
     nocand = [r for r in lines if r["msg"].startswith("Workload requires preemption, but there are no candidate")]
-    assert nocand and {r["clusterQueue"]["name"] for r in nocand} == {"team-a"}
+    assert nocand
+    assert {r["clusterQueue"]["name"] for r in nocand} == {"team-a"}
     sims = [r for r in lines if r["msg"] == "Simulating fair preemption"]
-    assert sims and all(any(c["namespace"] == "team-b" for c in r["candidates"]) for r in sims)
+    assert sims
+    assert all(any(c["namespace"] == "team-b" for c in r["candidates"]) for r in sims)
     assert not [r for r in lines if r["msg"] == "Preempted"]
     fixed = [json.loads(x) for x in
              (snapshots[("drs-rounding", True)][1] / "kueue-controller-manager.log").read_text().splitlines()]
@@ -206,4 +215,5 @@ def test_simulate_command_writes_the_snapshot_and_still_summarises(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == sorted([*SIMULATED_FILES, MANIFEST])
     res = CliRunner().invoke(main, ["simulate", str(incident_path("zombie-pod")), "--snapshot-at", "90m",
                                     "--snapshot-dir", str(out)])
-    assert res.exit_code != 0 and "not empty" in res.output
+    assert res.exit_code != 0
+    assert "not empty" in res.output

@@ -76,7 +76,8 @@ def test_philly_jobs_map_to_workloads_with_runtime_from_gavel_throughput():
     by_key = {(w.namespace, w.name): w for w in scn.workloads}
     for vc, line, job_type, steps, arrival, gpus in rows:
         w = by_key[(f"vc-{vc}", f"job-{line:05d}")]
-        assert w.at == arrival and w.queue == "main"
+        assert w.at == arrival
+        assert w.queue == "main"
         assert "total_steps / Gavel" in w.synthetic
         key = f"('{job_type}', {gpus})"
         if key in table:
@@ -137,12 +138,16 @@ def test_openb_pods_map_to_workloads_and_nodes():
         assert w.namespace == f"tenant-{zlib.crc32(p['name'].encode()) % n}"
         assert "tenant = crc32" in w.synthetic
         assert w.at == int(p["creation_time"])
-        assert w.requests["cpu"] == f"{p['cpu_milli']}m" and w.requests["memory"] == f"{p['memory_mib']}Mi"
+        assert w.requests["cpu"] == f"{p['cpu_milli']}m"
+        assert w.requests["memory"] == f"{p['memory_mib']}Mi"
         gpus, milli = int(p["num_gpu"]), int(p["gpu_milli"])
         if gpus == 0:
-            assert GPU not in w.requests and w.klass == "cpu-only"
+            assert GPU not in w.requests
+            assert w.klass == "cpu-only"
         elif milli < 1000:
-            assert w.requests[GPU] == "1" and "one whole GPU" in w.synthetic and w.klass == "gpu-share"
+            assert w.requests[GPU] == "1"
+            assert "one whole GPU" in w.synthetic
+            assert w.klass == "gpu-share"
         else:
             assert w.requests[GPU] == str(gpus)
         if p["scheduled_time"]:
@@ -153,7 +158,7 @@ def test_openb_pods_map_to_workloads_and_nodes():
     with open(OPENB / "openb_node_list_gpu_node.csv") as f:
         nodes = list(csv.DictReader(f))
     assert [s.name for s in scn.nodes] == [r["sn"] for r in nodes]
-    for spec, r in zip(scn.nodes, nodes):
+    for spec, r in zip(scn.nodes, nodes, strict=True):
         assert spec.labels == {"gpu-card-model": r["model"]}
         assert spec.allocatable[GPU] == int(r["gpu"])
     total_gpus = sum(int(r["gpu"]) for r in nodes)
@@ -170,9 +175,10 @@ def test_openb_gpu_share_modes():
     skip = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", gpuShare="skip")
     assert len(skip.workloads) == len(pods) - len(shared)
     milli = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", gpuShare="milli", nodes="generate")
+    assert sorted(w.name for w in milli.workloads) == sorted(p["name"] for p in pods)
     for w in milli.workloads:
         if w.name in shared:
-            assert w.requests == {**w.requests, "kueue-doctor.io/gpu-milli": str(shared[w.name])}
+            assert w.requests["kueue-doctor.io/gpu-milli"] == str(shared[w.name])
         assert GPU not in w.requests
     assert all(GPU not in n.allocatable for n in milli.nodes)
 
@@ -185,10 +191,11 @@ def test_generated_names_must_not_clash_with_the_scenario():
                        "clusterQueues": "generate"}]}
     with pytest.raises(InputError) as e:
         parse_scenario(doc, SCENARIO_FILE)
-    assert "traces[0].clusterQueues" in str(e.value) and "tenant-0" in str(e.value)
+    assert "traces[0].clusterQueues" in str(e.value)
+    assert "tenant-0" in str(e.value)
 
 
-@pytest.mark.parametrize("trace, field", [
+@pytest.mark.parametrize(("trace", "field"), [
     ({"kind": "alibaba", "path": "data/openb"}, "traces[0].kind"),
     ({"kind": "philly"}, "traces[0].path"),
     ({"kind": "philly", "path": "data/philly", "timeScale": 0}, "traces[0].timeScale"),
@@ -198,7 +205,8 @@ def test_generated_names_must_not_clash_with_the_scenario():
 def test_bad_trace_entries_name_their_field(trace, field):
     with pytest.raises(InputError) as e:
         scenario(**trace)
-    assert field in str(e.value) and SCENARIO_FILE in str(e.value)
+    assert field in str(e.value)
+    assert SCENARIO_FILE in str(e.value)
 
 
 def test_capacity_scale_shrinks_nodes_and_quotas_together():
@@ -216,4 +224,5 @@ def test_capacity_scale_shrinks_nodes_and_quotas_together():
     for name, cq in philly.state.cluster_queues.items():
         (rq,) = cq.resource_groups[0].flavors[0].resources
         nodes = sum(1 for n in philly.nodes if n.name.startswith(f"philly-{name[3:]}-"))
-        assert nodes >= 1 and rq.nominal_quota.int_value() == nodes * 8
+        assert nodes >= 1
+        assert rq.nominal_quota.int_value() == nodes * 8

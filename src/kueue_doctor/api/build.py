@@ -2,22 +2,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional, Union
 
 from ..kueue import constants as kc
 from . import objects as o
 from .quantity import Quantity
 
-Q = Union[str, int, Quantity]
+Q = str | int | Quantity
 
 
 def q(v: Q) -> Quantity:
     return Quantity.parse(v)
 
 
-def cluster_queue(name: str, quotas: dict[str, dict[str, Union[Q, tuple]]], cohort: str = "",
-                  within: str = "Never", reclaim: str = "Never", borrow_within: Optional[str] = None,
-                  strategy: str = "BestEffortFIFO", weight: Optional[Q] = None,
+def cluster_queue(name: str, quotas: dict[str, dict[str, Q | tuple]], cohort: str = "",
+                  within: str = "Never", reclaim: str = "Never", borrow_within: str | None = None,
+                  strategy: str = "BestEffortFIFO", weight: Q | None = None,
                   when_can_borrow: str = "MayStopSearch", when_can_preempt: str = "TryNextFlavor") -> o.ClusterQueue:
     """``quotas``: flavor -> resource -> nominal, or (nominal, borrowingLimit, lendingLimit).
 
@@ -27,7 +26,7 @@ def cluster_queue(name: str, quotas: dict[str, dict[str, Union[Q, tuple]]], coho
     for flavor, res in quotas.items():
         rqs = []
         for r, v in res.items():
-            nominal, bl, ll = (v + (None, None))[:3] if isinstance(v, tuple) else (v, None, None)
+            nominal, bl, ll = (*v, None, None)[:3] if isinstance(v, tuple) else (v, None, None)
             rqs.append(o.ResourceQuota(r, q(nominal), q(bl) if bl is not None else None,
                                        q(ll) if ll is not None else None))
             if r not in resources:
@@ -43,8 +42,8 @@ def cluster_queue(name: str, quotas: dict[str, dict[str, Union[Q, tuple]]], coho
         fair_sharing_weight=q(weight) if weight is not None else None)
 
 
-def cohort(name: str, parent: str = "", quotas: Optional[dict[str, dict[str, Q]]] = None,
-           weight: Optional[Q] = None) -> o.Cohort:
+def cohort(name: str, parent: str = "", quotas: dict[str, dict[str, Q]] | None = None,
+           weight: Q | None = None) -> o.Cohort:
     groups = []
     if quotas:
         resources = sorted({r for res in quotas.values() for r in res})
@@ -58,7 +57,7 @@ def local_queue(namespace: str, name: str, cluster_queue: str) -> o.LocalQueue:
     return o.LocalQueue(meta=o.Meta(name=name, namespace=namespace), cluster_queue=cluster_queue)
 
 
-def flavor(name: str, labels: Optional[dict[str, str]] = None) -> o.ResourceFlavor:
+def flavor(name: str, labels: dict[str, str] | None = None) -> o.ResourceFlavor:
     return o.ResourceFlavor(meta=o.Meta(name=name), node_labels=dict(labels or {}))
 
 
@@ -68,10 +67,10 @@ def pod_spec(requests: dict[str, Q], grace: int = 30) -> o.PodSpec:
 
 
 def workload(namespace: str, name: str, queue: str, requests: dict[str, Q], count: int = 1,
-             priority: int = 0, created: Optional[datetime] = None, uid: str = "",
-             min_count: Optional[int] = None, labels: Optional[dict[str, str]] = None,
-             admitted_to: Optional[str] = None, flavors: Optional[dict[str, str]] = None,
-             admitted_at: Optional[datetime] = None, grace: int = 30) -> o.Workload:
+             priority: int = 0, created: datetime | None = None, uid: str = "",
+             min_count: int | None = None, labels: dict[str, str] | None = None,
+             admitted_to: str | None = None, flavors: dict[str, str] | None = None,
+             admitted_at: datetime | None = None, grace: int = 30) -> o.Workload:
     spec = pod_spec(requests, grace)
     wl = o.Workload(meta=o.Meta(name=name, namespace=namespace, uid=uid or f"{namespace}/{name}",
                                 creation_timestamp=created, labels=dict(labels or {})),

@@ -8,7 +8,7 @@ error. For the inputs it accepts it builds exactly what the careful parser build
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, overload
 
 from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
 from . import objects as o
@@ -31,7 +31,13 @@ def _str(v: Any, default: str = "") -> str:
     return v
 
 
-def _int(v: Any, default: Optional[int] = None, minimum: Optional[int] = None) -> Optional[int]:
+@overload
+def _int(v: Any, default: int, minimum: int | None = ...) -> int: ...
+@overload
+def _int(v: Any, default: None = ..., minimum: int | None = ...) -> int | None: ...
+
+
+def _int(v: Any, default: int | None = None, minimum: int | None = None) -> int | None:
     if v is None:
         return default
     if isinstance(v, bool) or not isinstance(v, int):
@@ -139,7 +145,7 @@ def _pod_spec(spec: dict) -> o.PodSpec:
                      scheduling_gates=gates)
 
 
-def fast_pod(raw: dict) -> Optional[o.Pod]:
+def fast_pod(raw: dict) -> o.Pod | None:
     try:
         st = _dict(raw.get("status"))
         statuses = _list(st.get("containerStatuses"))
@@ -166,7 +172,7 @@ def _conditions(v: Any) -> list[o.Condition]:
     return out
 
 
-def fast_workload(raw: dict, version: str) -> Optional[o.Workload]:
+def fast_workload(raw: dict, version: str) -> o.Workload | None:
     try:
         return _workload(raw, version)
     except (_GiveUp, ValueError, TypeError, AttributeError):

@@ -1,8 +1,9 @@
 """Typed access to a decoded YAML/JSON object that names the field when it is wrong."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Optional
+import builtins
+from datetime import UTC, datetime
+from typing import Any, Literal, overload
 
 from ..errors import InputError
 from .quantity import Quantity, QuantityError
@@ -16,11 +17,14 @@ def _type_name(v: Any) -> str:
 
 
 class Fields:
-    """A mapping plus the dotted path that leads to it."""
+    """A mapping plus the dotted path that leads to it.
+
+    The accessors are named after the types they return (``str``, ``int``, ``bool``, ``list``),
+    so inside this class the annotations spell the types ``builtins.str`` and so on."""
 
     __slots__ = ("data", "path")
 
-    def __init__(self, data: Any, path: str = ""):
+    def __init__(self, data: Any, path: builtins.str = ""):
         if data is None:
             data = {}
         if not isinstance(data, dict):
@@ -28,10 +32,10 @@ class Fields:
         self.data = data
         self.path = path
 
-    def where(self, key: str) -> str:
+    def where(self, key: builtins.str) -> builtins.str:
         return f"{self.path}.{key}" if self.path else key
 
-    def _get(self, key: str, required: bool) -> Any:
+    def _get(self, key: builtins.str, required: builtins.bool) -> Any:
         v = self.data.get(key, _MISSING)
         if v is _MISSING or v is None:
             if required:
@@ -39,11 +43,11 @@ class Fields:
             return _MISSING
         return v
 
-    def has(self, key: str) -> bool:
+    def has(self, key: builtins.str) -> builtins.bool:
         return self.data.get(key) is not None
 
-    def str(self, key: str, default: str = "", required: bool = False,
-            choices: Optional[tuple[str, ...]] = None) -> str:
+    def str(self, key: builtins.str, default: builtins.str = "", required: builtins.bool = False,
+            choices: tuple[builtins.str, ...] | None = None) -> builtins.str:
         v = self._get(key, required)
         if v is _MISSING:
             return default
@@ -54,8 +58,18 @@ class Fields:
                              field=self.where(key))
         return v
 
-    def int(self, key: str, default: Optional[int] = None, required: bool = False,
-            minimum: Optional[int] = None) -> Optional[int]:
+    @overload
+    def int(self, key: builtins.str, default: builtins.int, required: builtins.bool = ...,
+            minimum: builtins.int | None = ...) -> builtins.int: ...
+    @overload
+    def int(self, key: builtins.str, default: None = ..., *, required: Literal[True],
+            minimum: builtins.int | None = ...) -> builtins.int: ...
+    @overload
+    def int(self, key: builtins.str, default: None = ..., required: builtins.bool = ...,
+            minimum: builtins.int | None = ...) -> builtins.int | None: ...
+
+    def int(self, key: builtins.str, default: builtins.int | None = None, required: builtins.bool = False,
+            minimum: builtins.int | None = None) -> builtins.int | None:
         v = self._get(key, required)
         if v is _MISSING:
             return default
@@ -68,7 +82,7 @@ class Fields:
             raise InputError(f"must be >= {minimum}, got {v}", field=self.where(key))
         return v
 
-    def bool(self, key: str, default: bool = False) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
         v = self._get(key, False)
         if v is _MISSING:
             return default
@@ -76,23 +90,28 @@ class Fields:
             raise InputError(f"must be true or false, got {v!r}", field=self.where(key))
         return v
 
-    def quantity(self, key: str, required: bool = False) -> Optional[Quantity]:
+    @overload
+    def quantity(self, key: builtins.str, required: Literal[True]) -> Quantity: ...
+    @overload
+    def quantity(self, key: builtins.str, required: builtins.bool = ...) -> Quantity | None: ...
+
+    def quantity(self, key: builtins.str, required: builtins.bool = False) -> Quantity | None:
         v = self._get(key, required)
         if v is _MISSING:
             return None
         return to_quantity(v, self.where(key))
 
-    def time(self, key: str) -> Optional[datetime]:
+    def time(self, key: builtins.str) -> datetime | None:
         v = self._get(key, False)
         if v is _MISSING:
             return None
         return to_time(v, self.where(key))
 
-    def obj(self, key: str, required: bool = False) -> "Fields":
+    def obj(self, key: builtins.str, required: builtins.bool = False) -> Fields:
         v = self._get(key, required)
         return Fields({} if v is _MISSING else v, self.where(key))
 
-    def list(self, key: str, required: bool = False) -> list:
+    def list(self, key: builtins.str, required: builtins.bool = False) -> builtins.list[Any]:
         v = self._get(key, required)
         if v is _MISSING:
             return []
@@ -100,10 +119,10 @@ class Fields:
             raise InputError(f"must be a list, got {_type_name(v)}", field=self.where(key))
         return v
 
-    def objs(self, key: str, required: bool = False) -> list["Fields"]:
+    def objs(self, key: builtins.str, required: builtins.bool = False) -> builtins.list[Fields]:
         return [Fields(item, f"{self.where(key)}[{i}]") for i, item in enumerate(self.list(key, required))]
 
-    def strs(self, key: str) -> list[str]:
+    def strs(self, key: builtins.str) -> builtins.list[builtins.str]:
         out = []
         for i, item in enumerate(self.list(key)):
             if not isinstance(item, str):
@@ -111,7 +130,7 @@ class Fields:
             out.append(item)
         return out
 
-    def str_map(self, key: str) -> dict[str, str]:
+    def str_map(self, key: builtins.str) -> dict[builtins.str, builtins.str]:
         raw = self.obj(key)
         out = {}
         for k, v in raw.data.items():
@@ -122,7 +141,7 @@ class Fields:
             out[str(k)] = v if isinstance(v, str) else str(v)
         return out
 
-    def resources(self, key: str) -> dict[str, Quantity]:
+    def resources(self, key: builtins.str) -> dict[builtins.str, Quantity]:
         raw = self.obj(key)
         return {str(k): to_quantity(v, raw.where(str(k))) for k, v in raw.data.items() if v is not None}
 
@@ -136,7 +155,7 @@ def to_quantity(v: Any, where: str) -> Quantity:
 
 def to_time(v: Any, where: str) -> datetime:
     if isinstance(v, datetime):  # YAML already decoded an unquoted timestamp
-        return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+        return v if v.tzinfo else v.replace(tzinfo=UTC)
     if not isinstance(v, str):
         raise InputError(f"must be an RFC3339 time, got {v!r}", field=where)
     text = v.strip()
@@ -146,4 +165,4 @@ def to_time(v: Any, where: str) -> datetime:
         t = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"must be an RFC3339 time, got {v!r}", field=where) from None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
 
 from .quantity import Quantity
 
@@ -22,9 +21,9 @@ class Meta:
     uid: str = ""
     labels: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
-    creation_timestamp: Optional[datetime] = None
-    deletion_timestamp: Optional[datetime] = None
-    deletion_grace_period_seconds: Optional[int] = None
+    creation_timestamp: datetime | None = None
+    deletion_timestamp: datetime | None = None
+    deletion_grace_period_seconds: int | None = None
     generation: int = 0
     resource_version: str = ""
     owner_references: list[dict] = field(default_factory=list)
@@ -36,7 +35,7 @@ class Condition:
     status: str
     reason: str = ""
     message: str = ""
-    last_transition_time: Optional[datetime] = None
+    last_transition_time: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -83,8 +82,8 @@ class ResourceFlavor:
 class ResourceQuota:
     name: str
     nominal_quota: Quantity
-    borrowing_limit: Optional[Quantity] = None
-    lending_limit: Optional[Quantity] = None
+    borrowing_limit: Quantity | None = None
+    lending_limit: Quantity | None = None
 
 
 @dataclass(slots=True)
@@ -102,21 +101,21 @@ class ResourceGroup:
 @dataclass(slots=True)
 class BorrowWithinCohort:
     policy: str = "Never"
-    max_priority_threshold: Optional[int] = None
+    max_priority_threshold: int | None = None
 
 
 @dataclass(slots=True)
 class Preemption:
     within_cluster_queue: str = "Never"
     reclaim_within_cohort: str = "Never"
-    borrow_within_cohort: Optional[BorrowWithinCohort] = None
+    borrow_within_cohort: BorrowWithinCohort | None = None
 
 
 @dataclass(slots=True)
 class FlavorFungibility:
     when_can_borrow: str = "MayStopSearch"
     when_can_preempt: str = "TryNextFlavor"
-    preference: Optional[str] = None
+    preference: str | None = None
 
 
 @dataclass(slots=True)
@@ -131,12 +130,12 @@ class FlavorUsage:
 @dataclass(slots=True)
 class ClusterQueueStatus:
     conditions: list[Condition] = field(default_factory=list)
-    pending_workloads: Optional[int] = None
-    reserving_workloads: Optional[int] = None
-    admitted_workloads: Optional[int] = None
+    pending_workloads: int | None = None
+    reserving_workloads: int | None = None
+    admitted_workloads: int | None = None
     flavors_reservation: list[FlavorUsage] = field(default_factory=list)
     flavors_usage: list[FlavorUsage] = field(default_factory=list)
-    weighted_share: Optional[int] = None
+    weighted_share: int | None = None
 
 
 @dataclass(slots=True)
@@ -145,11 +144,11 @@ class ClusterQueue:
     cohort: str = ""
     queueing_strategy: str = "BestEffortFIFO"
     # None matches no namespace; an empty selector matches all (Kueue's rule).
-    namespace_selector: Optional[LabelSelector] = None
+    namespace_selector: LabelSelector | None = None
     resource_groups: list[ResourceGroup] = field(default_factory=list)
     preemption: Preemption = field(default_factory=Preemption)
     flavor_fungibility: FlavorFungibility = field(default_factory=FlavorFungibility)
-    fair_sharing_weight: Optional[Quantity] = None
+    fair_sharing_weight: Quantity | None = None
     stop_policy: str = "None"
     admission_checks: list[str] = field(default_factory=list)
     status: ClusterQueueStatus = field(default_factory=ClusterQueueStatus)
@@ -161,8 +160,8 @@ class Cohort:
     meta: Meta
     parent: str = ""
     resource_groups: list[ResourceGroup] = field(default_factory=list)
-    fair_sharing_weight: Optional[Quantity] = None
-    weighted_share: Optional[int] = None
+    fair_sharing_weight: Quantity | None = None
+    weighted_share: int | None = None
     kind = "Cohort"
 
 
@@ -207,7 +206,7 @@ class PodSpec:
     tolerations: list[Toleration] = field(default_factory=list)
     node_name: str = ""
     priority_class_name: str = ""
-    priority: Optional[int] = None
+    priority: int | None = None
     termination_grace_period_seconds: int = 30
     scheduling_gates: list[str] = field(default_factory=list)
 
@@ -217,8 +216,8 @@ class PodSet:
     name: str
     count: int
     template: PodSpec
-    min_count: Optional[int] = None
-    topology_request: Optional[dict] = None
+    min_count: int | None = None
+    topology_request: dict | None = None
 
 
 @dataclass(slots=True)
@@ -226,7 +225,7 @@ class PodSetAssignment:
     name: str
     flavors: dict[str, str] = field(default_factory=dict)
     resource_usage: ResourceList = field(default_factory=dict)
-    count: Optional[int] = None
+    count: int | None = None
 
 
 @dataclass(slots=True)
@@ -237,16 +236,16 @@ class Admission:
 
 @dataclass(slots=True)
 class RequeueState:
-    count: Optional[int] = None
-    requeue_at: Optional[datetime] = None
+    count: int | None = None
+    requeue_at: datetime | None = None
 
 
 @dataclass(slots=True)
 class WorkloadStatus:
-    admission: Optional[Admission] = None
+    admission: Admission | None = None
     conditions: list[Condition] = field(default_factory=list)
     reclaimable_pods: dict[str, int] = field(default_factory=dict)
-    requeue_state: Optional[RequeueState] = None
+    requeue_state: RequeueState | None = None
     admission_checks: list[dict] = field(default_factory=list)
 
 
@@ -255,15 +254,15 @@ class Workload:
     meta: Meta
     queue_name: str = ""
     pod_sets: list[PodSet] = field(default_factory=list)
-    priority: Optional[int] = None
+    priority: int | None = None
     priority_class_name: str = ""
     priority_class_source: str = ""
     active: bool = True
-    maximum_execution_time_seconds: Optional[int] = None
+    maximum_execution_time_seconds: int | None = None
     status: WorkloadStatus = field(default_factory=WorkloadStatus)
     kind = "Workload"
 
-    def condition(self, ctype: str) -> Optional[Condition]:
+    def condition(self, ctype: str) -> Condition | None:
         for c in self.status.conditions:
             if c.type == ctype:
                 return c
@@ -309,7 +308,7 @@ class Node:
     conditions: list[Condition] = field(default_factory=list)
     kind = "Node"
 
-    def ready(self) -> Optional[bool]:
+    def ready(self) -> bool | None:
         for c in self.conditions:
             if c.type == "Ready":
                 return c.status == "True"
@@ -322,7 +321,7 @@ class Pod:
     spec: PodSpec
     phase: str = ""
     conditions: list[Condition] = field(default_factory=list)
-    start_time: Optional[datetime] = None
+    start_time: datetime | None = None
     container_statuses: list[dict] = field(default_factory=list)
     kind = "Pod"
 
@@ -337,8 +336,8 @@ class Event:
     message: str = ""
     type: str = ""
     count: int = 1
-    first_timestamp: Optional[datetime] = None
-    last_timestamp: Optional[datetime] = None
+    first_timestamp: datetime | None = None
+    last_timestamp: datetime | None = None
     source: str = ""
     kind = "Event"
 
@@ -348,7 +347,7 @@ class Job:
     meta: Meta
     suspend: bool = False
     parallelism: int = 1
-    completions: Optional[int] = None
+    completions: int | None = None
     template: PodSpec = field(default_factory=PodSpec)
     active: int = 0
     succeeded: int = 0
@@ -366,7 +365,7 @@ class Deployment:
     ready_replicas: int = 0
     kind = "Deployment"
 
-    def kueue_version(self) -> Optional[str]:
+    def kueue_version(self) -> str | None:
         """The tag of the Kueue manager image, e.g. ``v0.13.2``."""
         for image in self.images:
             repo, _, tag = image.rpartition(":")
@@ -398,7 +397,7 @@ class KueueConfiguration:
     meta: Meta
     fair_sharing: FairSharingConfig = field(default_factory=FairSharingConfig)
     feature_gates: dict[str, bool] = field(default_factory=dict)
-    wait_for_pods_ready: Optional[dict] = None
+    wait_for_pods_ready: dict | None = None
     exclude_resource_prefixes: list[str] = field(default_factory=list)
     quota_check_strategy: str = "BlockUndeclared"
     raw: dict = field(default_factory=dict)

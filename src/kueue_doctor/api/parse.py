@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 
@@ -32,7 +33,8 @@ def object_ref(raw: Any) -> str:
     if not isinstance(raw, dict):
         return ""
     kind = raw.get("kind") if isinstance(raw.get("kind"), str) and raw.get("kind") else "?"
-    meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    m = raw.get("metadata")
+    meta = m if isinstance(m, dict) else {}
     name = meta.get("name") if isinstance(meta.get("name"), str) else "<unnamed>"
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
     return f"{kind}/{ns}/{name}" if ns else f"{kind}/{name}"
@@ -194,7 +196,8 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         entries = []
         for fl in st.objs(key):
             for r in fl.objs("resources"):
-                entries.append(o.FlavorUsage(flavor=fl.str("name", required=True), resource=r.str("name", required=True),
+                entries.append(o.FlavorUsage(flavor=fl.str("name", required=True),
+                                             resource=r.str("name", required=True),
                                              total=r.quantity("total") or o.Quantity(0),
                                              borrowed=r.quantity("borrowed") or o.Quantity(0)))
         usage.append(entries)
@@ -213,7 +216,7 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         resource_groups=_resource_groups(spec),
         preemption=o.Preemption(
             within_cluster_queue=pre.str("withinClusterQueue", "Never", choices=PREEMPT_WITHIN_CQ) or "Never",
-            reclaim_within_cohort=pre.str("reclaimWithinCohort", "Never", choices=PREEMPT_RECLAIM + ("",)) or "Never",
+            reclaim_within_cohort=pre.str("reclaimWithinCohort", "Never", choices=(*PREEMPT_RECLAIM, "")) or "Never",
             borrow_within_cohort=bwc),
         flavor_fungibility=o.FlavorFungibility(
             when_can_borrow=_fungibility_value(fung, "whenCanBorrow", "MayStopSearch", version),
@@ -281,7 +284,8 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         requeue = o.RequeueState(count=r.int("count"), requeue_at=r.time("requeueAt"))
     status = o.WorkloadStatus(
         admission=admission, conditions=parse_conditions(st),
-        reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0) for r in st.objs("reclaimablePods")},
+        reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0)
+                          for r in st.objs("reclaimablePods")},
         requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")])
     return o.Workload(meta=parse_meta(f, True), queue_name=spec.str("queueName"), pod_sets=pod_sets,
                       priority=spec.int("priority"), priority_class_name=pc_name, priority_class_source=pc_source,
@@ -355,14 +359,15 @@ def parse_deployment(f: Fields, version: str) -> o.Deployment:
                         ready_replicas=f.obj("status").int("readyReplicas", 0))
 
 
-class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+# libyaml's loader when PyYAML was built with it, else the pure-Python one (same behaviour).
+class _ConfigLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Safe loading, plus the OrderedDict tag some Helm charts leave in the Kueue config
     (PyYAML-dumped OrderedDicts): read as a plain mapping, nothing is executed."""
 
 
 def _ordered_dict(loader, node):
     pairs = loader.construct_sequence(node.value[0], deep=True) if node.value else []
-    return {k: v for k, v in pairs}
+    return dict(pairs)
 
 
 _ConfigLoader.add_constructor("tag:yaml.org,2002:python/object/apply:collections.OrderedDict", _ordered_dict)
@@ -374,7 +379,7 @@ def parse_configmap(f: Fields, version: str) -> o.ConfigMap:
     return o.ConfigMap(meta=parse_meta(f, True), data=f.str_map("data"))
 
 
-def parse_kueue_configuration(f: Fields, version: str, meta: Optional[o.Meta] = None) -> o.KueueConfiguration:
+def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = None) -> o.KueueConfiguration:
     fs = f.obj("fairSharing")
     if "fairSharing" in f.data and f.data["fairSharing"] is not None:
         # v1beta1 needs enable: true; v1beta2 enables fair sharing by the block's presence.
@@ -398,7 +403,7 @@ def parse_kueue_configuration(f: Fields, version: str, meta: Optional[o.Meta] = 
         raw=f.data)
 
 
-def configuration_from_configmap(cm: o.ConfigMap) -> Optional[o.KueueConfiguration]:
+def configuration_from_configmap(cm: o.ConfigMap) -> o.KueueConfiguration | None:
     """The Kueue Configuration embedded in a ConfigMap, if this ConfigMap holds one."""
     for key in CONFIG_KEYS:
         text = cm.data.get(key)
@@ -431,7 +436,7 @@ Parser = Callable[[Fields, str], Any]
 KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
     "ResourceFlavor": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_resource_flavor),
     "ClusterQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_cluster_queue),
-    "Cohort": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS) + (f"{KUEUE_GROUP}/v1alpha1",), parse_cohort),
+    "Cohort": ((*(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), f"{KUEUE_GROUP}/v1alpha1"), parse_cohort),
     "LocalQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_local_queue),
     "Workload": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_workload),
     "WorkloadPriorityClass": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_priority_class),
@@ -466,18 +471,24 @@ def _served(raw: dict) -> bool:
         and bool(m.get("creationTimestamp"))
 
 
+def _type_field(raw: dict[str, Any], key: str, ref: str) -> str:
+    """``kind`` or ``apiVersion``: a non-empty string."""
+    value = raw.get(key)
+    if not isinstance(value, str) or not value:
+        raise InputError("required field is missing" if value is None else
+                         "must not be empty" if value == "" else f"must be a string, got {value!r}",
+                         obj=ref, field=key)
+    return value
+
+
 def parse_object(raw: Any) -> Any:
     """One decoded object -> model object. Raises InputError (bad) or UnknownKind (skip)."""
     ref = object_ref(raw)
     if not isinstance(raw, dict):
         raise InputError(f"not a Kubernetes object: got {_type_name(raw)} {_short(raw)} "
                          "(expected a mapping with apiVersion and kind)")
-    api_version, kind = raw.get("apiVersion"), raw.get("kind")
-    for key, value in (("kind", kind), ("apiVersion", api_version)):
-        if not isinstance(value, str) or not value:
-            raise InputError("required field is missing" if value is None else
-                             "must not be empty" if value == "" else f"must be a string, got {value!r}",
-                             obj=ref, field=key)
+    kind = _type_field(raw, "kind", ref)
+    api_version = _type_field(raw, "apiVersion", ref)
     entry = KINDS.get(kind)
     if entry is None:
         raise UnknownKind(f"{api_version} {kind}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional, Union
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -36,16 +35,16 @@ class QuantityError(ValueError):
 
 
 class Quantity:
-    __slots__ = ("value", "format", "_milli", "_units")
+    __slots__ = ("_milli", "_units", "format", "value")
 
-    def __init__(self, value: Union[Fraction, int], fmt: str = DECIMAL_SI):
+    def __init__(self, value: Fraction | int, fmt: str = DECIMAL_SI):
         self.value = Fraction(value)
         self.format = fmt
-        self._milli: Optional[int] = None
-        self._units: Optional[int] = None
+        self._milli: int | None = None
+        self._units: int | None = None
 
     @classmethod
-    def parse(cls, text: Union[str, int, float, "Quantity"]) -> "Quantity":
+    def parse(cls, text: str | int | float | Quantity) -> Quantity:
         if isinstance(text, Quantity):
             return text
         if isinstance(text, str):
@@ -53,7 +52,7 @@ class Quantity:
         return cls._parse(text)
 
     @classmethod
-    def _parse(cls, text: Union[str, int, float]) -> "Quantity":
+    def _parse(cls, text: str | int | float) -> Quantity:
         if isinstance(text, bool):
             raise QuantityError(f"{text!r} is not a quantity")
         if isinstance(text, int):
@@ -110,16 +109,16 @@ class Quantity:
     def __hash__(self) -> int:
         return hash(self.value)
 
-    def __lt__(self, other: "Quantity") -> bool:
+    def __lt__(self, other: Quantity) -> bool:
         return self.value < other.value
 
-    def __le__(self, other: "Quantity") -> bool:
+    def __le__(self, other: Quantity) -> bool:
         return self.value <= other.value
 
-    def __add__(self, other: "Quantity") -> "Quantity":
+    def __add__(self, other: Quantity) -> Quantity:
         return Quantity(self.value + other.value, self.format)
 
-    def __sub__(self, other: "Quantity") -> "Quantity":
+    def __sub__(self, other: Quantity) -> Quantity:
         return Quantity(self.value - other.value, self.format)
 
     def __repr__(self) -> str:
@@ -130,7 +129,7 @@ class Quantity:
 
 
 @lru_cache(maxsize=4096)
-def _parse_cached(text: str) -> "Quantity":
+def _parse_cached(text: str) -> Quantity:
     # Clusters repeat the same few quantity strings thousands of times; quantities are never
     # mutated after parsing, so one object can serve them all.
     return Quantity._parse(text)

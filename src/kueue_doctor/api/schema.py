@@ -33,10 +33,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 # it costs more than a CLI run on valid input otherwise spends on validation.
 
 
-def _error(message: str, path: tuple = ()) -> "ValidationError":
+def _error(message: str, path: tuple = ()) -> ValidationError:
     from jsonschema.exceptions import ValidationError
     return ValidationError(message, path=path)
 
@@ -145,7 +146,7 @@ def _ok_pattern(pattern, v) -> bool:
     return not isinstance(v, str) or _compiled(pattern).search(v) is not None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(pattern: str) -> re.Pattern:
     return re.compile(pattern)
 
@@ -155,11 +156,11 @@ def _ok_quantity(_, v) -> bool:
     # the quantity "1.5", so it is accepted here too.
     if isinstance(v, str):
         return _QUANTITY_RE.match(v) is not None
-    return v is None or _is_number(v) and math.isfinite(v)
+    return v is None or (_is_number(v) and math.isfinite(v))
 
 
 def _ok_int_or_string(_, v) -> bool:
-    return v is None or isinstance(v, (int, str)) and not isinstance(v, bool)
+    return v is None or (isinstance(v, (int, str)) and not isinstance(v, bool))
 
 
 def _ok_date_time(_, v) -> bool:
@@ -274,7 +275,7 @@ def prepare(node: Any, kind: str, path: str = "") -> Any:
         out["quantity" if node.get("pattern") == QUANTITY_PATTERN else "intOrString"] = True
         return out
     for key, value in node.items():
-        if (kind, path, key) in _RELAXED_KEYWORDS or key == "pattern" and value in _RELAXED_PATTERNS:
+        if (kind, path, key) in _RELAXED_KEYWORDS or (key == "pattern" and value in _RELAXED_PATTERNS):
             continue
         if key == "properties":
             out[key] = {name: prepare(sub, kind, f"{path}.{name}" if path else name)
@@ -309,8 +310,9 @@ def prepare(node: Any, kind: str, path: str = "") -> Any:
 # disagree on the test corpus (tests/test_broken_inputs.py checks); if they did,
 # jsonschema would win (see ``first_error``).
 
-_PY_TYPES = {"object": dict, "array": list, "string": (str, datetime, date), "boolean": bool,
-             "integer": int, "number": (int, float)}
+_PY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict, "array": list, "string": (str, datetime, date), "boolean": bool,
+    "integer": int, "number": (int, float)}
 Check = Callable[[Any], bool]
 
 
@@ -319,7 +321,7 @@ def _all(checks: tuple[Check, ...]) -> Check:
         return checks[0]
 
     def check(v) -> bool:
-        for c in checks:
+        for c in checks:  # noqa: SIM110 - hot path: a plain loop, no generator frame per value
             if not c(v):
                 return False
         return True
@@ -331,21 +333,26 @@ def compile_check(schema: dict) -> Check:
     checks: list[Check] = []
     for key, value in schema.items():
         if key == "type":
-            if value == "object" and ("properties" in schema or "additionalProperties" in schema) \
-                    or value == "array" and "items" in schema:
+            if (value == "object" and ("properties" in schema or "additionalProperties" in schema)) \
+                    or (value == "array" and "items" in schema):
                 continue  # checked by the properties/items closure below, in the same test
             py = _PY_TYPES[value]
             if value in ("integer", "number"):
-                checks.append(lambda v, py=py: v is None or (isinstance(v, py) and not isinstance(v, bool)))
+                def is_number(v: Any, py: type | tuple[type, ...] = py) -> bool:
+                    return v is None or (isinstance(v, py) and not isinstance(v, bool))
+                checks.append(is_number)
             else:
-                checks.append(lambda v, py=py: v is None or isinstance(v, py))
-        elif key == "properties" or key == "additionalProperties" and "properties" not in schema:
+                def is_type(v: Any, py: type | tuple[type, ...] = py) -> bool:
+                    return v is None or isinstance(v, py)
+                checks.append(is_type)
+        elif key == "properties" or (key == "additionalProperties" and "properties" not in schema):
             # One pass over the keys the object has (usually far fewer than the schema's).
             subs = {name: compile_check(sub) for name, sub in schema.get("properties", {}).items()}
             extra = schema.get("additionalProperties")
             other = compile_check(extra) if isinstance(extra, dict) else None
+            must_be_object = schema.get("type") == "object"
 
-            def props(v, subs=subs, other=other, must_be_object=schema.get("type") == "object") -> bool:
+            def props(v, subs=subs, other=other, must_be_object=must_be_object) -> bool:
                 if isinstance(v, dict):
                     for k, x in v.items():
                         if x is not None:
@@ -357,10 +364,11 @@ def compile_check(schema: dict) -> Check:
             checks.append(props)
         elif key == "items":
             sub = compile_check(value)
+            must_be_array = schema.get("type") == "array"
 
-            def items(v, sub=sub, must_be_array=schema.get("type") == "array") -> bool:
+            def items(v, sub=sub, must_be_array=must_be_array) -> bool:
                 if isinstance(v, list):
-                    for x in v:
+                    for x in v:  # noqa: SIM110 - hot path: a plain loop, no generator frame per item
                         if not sub(x):
                             return False
                     return True
@@ -377,16 +385,22 @@ def compile_check(schema: dict) -> Check:
                 return True
             checks.append(required)
         elif key == "pattern":
-            search = _compiled(value).search
-            checks.append(lambda v, search=search: not isinstance(v, str) or search(v) is not None)
+            pattern = _compiled(value)
+
+            def matches(v: Any, search: Callable[[str], object] = pattern.search) -> bool:
+                return not isinstance(v, str) or search(v) is not None
+            checks.append(matches)
         elif key in LEAVES:
             ok = LEAVES[key][0]
-            checks.append(lambda v, ok=ok, limit=value: ok(limit, v))
+
+            def leaf(v: Any, ok: Callable[[Any, Any], bool] = ok, limit: Any = value) -> bool:
+                return ok(limit, v)
+            checks.append(leaf)
     return _all(tuple(checks)) if checks else (lambda v: True)
 
 
-@lru_cache(maxsize=None)
-def _crd(kind: str) -> Optional[dict]:
+@cache
+def _crd(kind: str) -> dict | None:
     if not isinstance(kind, str) or not kind.isalpha():  # the kind names a file: no paths
         return None
     resource = files("kueue_doctor") / "data" / "crds" / f"{kind.lower()}.json"
@@ -395,8 +409,8 @@ def _crd(kind: str) -> Optional[dict]:
     return json.loads(resource.read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
-def compiled(kind: str, version: str) -> Optional[tuple[dict, Check]]:
+@cache
+def compiled(kind: str, version: str) -> tuple[dict, Check] | None:
     """(prepared schema, fast predicate) for a Kueue kind and version, or None if
     Kueue has no schema for it (e.g. Cohort v1alpha1, which parse.py still reads)."""
     crd = _crd(kind)
@@ -406,7 +420,7 @@ def compiled(kind: str, version: str) -> Optional[tuple[dict, Check]]:
     return schema, compile_check(schema)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator_class():
     from jsonschema import validators
     return validators.create(
@@ -415,7 +429,7 @@ def _validator_class():
         type_checker=validators.Draft4Validator.TYPE_CHECKER.redefine("string", _is_string))
 
 
-@lru_cache(maxsize=None)
+@cache
 def jsonschema_validator(kind: str, version: str):
     """The jsonschema validator that describes what is wrong (compiled on first failure)."""
     c = compiled(kind, version)
@@ -432,7 +446,7 @@ def field_path(error: ValidationError) -> str:
     return out
 
 
-def first_error(raw: dict, kind: str, version: str, fast: bool = True) -> Optional[ValidationError]:
+def first_error(raw: dict, kind: str, version: str, fast: bool = True) -> ValidationError | None:
     """The first schema violation of ``raw`` (in schema order), or None.
     ``fast=False`` skips the closures' verdict and asks jsonschema directly."""
     c = compiled(kind, version)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import ClassVar
 
 from . import objects as o
 
@@ -24,15 +24,17 @@ class ClusterState:
     jobs: dict[tuple[str, str], o.Job] = field(default_factory=dict)
     deployments: dict[tuple[str, str], o.Deployment] = field(default_factory=dict)
     config_maps: dict[tuple[str, str], o.ConfigMap] = field(default_factory=dict)
-    configuration: Optional[o.KueueConfiguration] = None
+    configuration: o.KueueConfiguration | None = None
     # what was read but is not a kind kueue-doctor uses: "apiVersion kind" -> count
     skipped: Counter = field(default_factory=Counter)
     files: list[str] = field(default_factory=list)
 
-    _BY_NAME = {"ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
-                "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
-    _BY_KEY = {"LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",
-               "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps"}
+    _BY_NAME: ClassVar[dict[str, str]] = {
+        "ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
+        "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
+    _BY_KEY: ClassVar[dict[str, str]] = {
+        "LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",
+        "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps"}
 
     def add(self, obj) -> None:
         kind = obj.kind
@@ -59,7 +61,7 @@ class ClusterState:
             out["Configuration"] = 1
         return out
 
-    def kueue_deployment(self) -> Optional[o.Deployment]:
+    def kueue_deployment(self) -> o.Deployment | None:
         for dep in self.deployments.values():
             if dep.kueue_version() is not None or "kueue" in dep.meta.name:
                 return dep

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import click
 
@@ -23,7 +22,7 @@ from ..kueue import layout as lay
               help="Only read Pods carrying Kueue labels (large clusters; node usage by other pods is then unknown).")
 @click.option("--request-timeout", default=30.0, show_default=True, type=float, help="Seconds per API request.")
 @click.option("--force", is_flag=True, help="Replace the files of a previous collect in a non-empty --out.")
-def command(out: str, kubeconfig: Optional[str], kube_context: Optional[str], since: str, ns_selector: str,
+def command(out: str, kubeconfig: str | None, kube_context: str | None, since: str, ns_selector: str,
             kueue_pods_only: bool, request_timeout: float, force: bool) -> None:
     """Gather Kueue objects, nodes, pods, jobs, events, the Kueue controller (Deployment, config,
     logs, metrics) into a folder `kueue-doctor diagnose` reads, plus manifest.json saying what

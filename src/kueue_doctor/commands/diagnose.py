@@ -2,20 +2,23 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import timedelta
-from typing import Optional
 
 import click
 
 from ..duration import duration
 from ..errors import InputError
 
+EXIT_VIOLATION = 3
+EXIT_UNKNOWN = 4
+
 
 def parse_min_wait(text: str) -> timedelta:
     return timedelta(seconds=duration(text, "--min-wait"))
 
 
-def load_source(folder: Optional[str], kubeconfig: Optional[str], context: Optional[str]):
+def load_source(folder: str | None, kubeconfig: str | None, context: str | None):
     if folder and kubeconfig:
         raise InputError("give a snapshot folder or --kubeconfig, not both")
     if kubeconfig:
@@ -41,10 +44,13 @@ def render_text(d) -> None:
                 t.add_row(v["clusterQueue"], r, q["nominal"], q["reserved"], q["pendingThatFits"],
                           str(len(v["pendingWorkloads"])), v["since"] or "-")
         console.print(t)
+    elif j["verdict"] == "unknown":
+        console.print(f"[yellow]Guarantee violations: unknown[/yellow] - {j['steps'][0]['summary']}",
+                      highlight=False, soft_wrap=True)
     else:
         console.print("[green]No guarantee violation.[/green]")
     for s in j["steps"]:
-        color = {"pass": "green", "fail": "red", "unknown": "yellow"}[s["status"]]
+        color = {"pass": "green", "fail": "red", "unknown": "yellow", "skipped": "dim"}[s["status"]]
         console.print(f"[{color}]{s['step']}. {s['name']}: {s['status'].upper()}[/{color}] - {s['summary']}")
         for e in s["evidence"][:8]:
             console.print(f"     {e}", highlight=False, soft_wrap=True)
@@ -58,6 +64,9 @@ def render_text(d) -> None:
             console.print(f"   - {e}", highlight=False, soft_wrap=True)
         if c["remedy"]:
             console.print(f"   [italic]Remedy:[/italic] {c['remedy']}", soft_wrap=True)
+    for w in j.get("warnings", []):
+        console.print(f"[yellow]Warning: {w['id']}[/yellow] ({w['confidence']} confidence) {w['summary']}",
+                      soft_wrap=True, highlight=False)
     for n in j["releaseNotes"]:
         console.print(f"[yellow]Note:[/yellow] {n}", soft_wrap=True)
     for n in j.get("collectionGaps", []):
@@ -71,19 +80,33 @@ def render_text(d) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text")
 @click.option("--output", "-o", type=click.Path(), help="Write the report here (html defaults to stdout).")
 @click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
-def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str], fmt: str,
-            output: Optional[str], min_wait: str) -> None:
+def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, fmt: str,
+            output: str | None, min_wait: str) -> None:
     """Run the six-step diagnosis on a gathered snapshot FOLDER (kubectl get -o yaml dumps and
     controller logs, or `kueue-doctor collect`): guarantee violations, fragmentation, admission
     rates, release to Kubernetes, log signatures, system health, and the likely causes."""
     from ..doctor.diagnose import diagnose
     snap = load_source(folder, kubeconfig, kube_context)
     d = diagnose(snap, parse_min_wait(min_wait))
+    emit(d, fmt, output)
+    sys.exit(exit_status(d))
+
+
+def exit_status(d) -> int:
+    """0 no violation, 3 a guarantee violation, 4 cannot tell (docs/doctor.md, "Exit status")."""
+    from ..doctor.findings import Verdict
+    if d.verdict is Verdict.UNKNOWN:
+        click.echo(f"kueue-doctor diagnose: {d.steps[0].summary}", err=True)
+        return EXIT_UNKNOWN
+    return EXIT_VIOLATION if d.verdict is Verdict.VIOLATION else 0
+
+
+def emit(d, fmt: str, output: str | None) -> None:
     if fmt == "json":
         text = json.dumps(d.to_json(), indent=2)
     elif fmt == "html":
         from ..report.doctor_html import render
-        text = render(d.to_json())
+        text = render(d)
     else:
         render_text(d)
         return

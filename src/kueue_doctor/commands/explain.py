@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import click
 
@@ -38,7 +37,7 @@ def render_text(out: dict) -> None:
 @click.option("--context", "kube_context", help="kubeconfig context.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--min-wait", default="5m", show_default=True)
-def command(workload: str, folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str],
+def command(workload: str, folder: str | None, kubeconfig: str | None, kube_context: str | None,
             fmt: str, min_wait: str) -> None:
     """Why is WORKLOAD (NAMESPACE/NAME) pending? Its queues, position, the quota arithmetic up
     the cohort tree, what the flavor assigner and preemption say, free node slots of its shape,

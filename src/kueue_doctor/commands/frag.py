@@ -111,7 +111,8 @@ def compare_cmd(nodes_path: str, pods_path: str, policies: str, seeds: str, tune
         except OSError as e:
             raise InputError(f"cannot write: {e.strerror or e}", file=html_path) from None
     if as_json:
-        click.echo(json.dumps({s.policy: {"runs": s.runs, "allocation_mean": {str(k): round(v, 2) for k, v in s.alloc_mean.items()},
+        click.echo(json.dumps({s.policy: {"runs": s.runs,
+                                          "allocation_mean": {str(k): round(v, 2) for k, v in s.alloc_mean.items()},
                                           "fragmentation_median": {str(k): v for k, v in s.frag_median.items()},
                                           "seconds_mean": round(s.seconds_mean, 3)} for s in summaries}))
         return

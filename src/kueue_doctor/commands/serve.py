@@ -4,7 +4,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from typing import Optional
 
 import click
 
@@ -27,9 +26,10 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, p
 
 
-def make_source(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str],
-                simulate: Optional[str], min_wait: str, refresh: str, speed: float):
+def make_source(folder: str | None, kubeconfig: str | None, kube_context: str | None,
+                simulate: str | None, min_wait: str, refresh: str, speed: float):
     from datetime import timedelta
+
     from .. import metrics  # noqa: F401  (fail early, as one line, if prometheus_client is missing)
     chosen = [x for x in (folder, kubeconfig, simulate) if x]
     if len(chosen) != 1:
@@ -45,6 +45,7 @@ def make_source(folder: Optional[str], kubeconfig: Optional[str], kube_context: 
         return FolderSource(folder, wait, every)
     if kubeconfig:
         return LiveSource(kubeconfig, kube_context, wait, every)
+    assert simulate  # exactly one of the three, checked above
     return SimSource(simulate, wait, every, speed)
 
 
@@ -59,7 +60,7 @@ def make_source(folder: Optional[str], kubeconfig: Optional[str], kube_context: 
 @click.option("--speed", default=60.0, show_default=True, type=float,
               help="Simulated seconds per wall second (--simulate).")
 @click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
-def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Optional[str], simulate: Optional[str],
+def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, simulate: str | None,
             listen: str, refresh: str, speed: float, min_wait: str) -> None:
     """Export guarantee violations, pending quota, cohort trees, free slots, stuck victims and
     the doctor's causes as Prometheus metrics (kueue_doctor_*), from a snapshot FOLDER
@@ -69,6 +70,7 @@ def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Opti
     except ImportError:
         raise InputError("serve needs the prometheus_client package: pip install 'prometheus_client>=0.19'") from None
     from prometheus_client import CollectorRegistry, start_http_server
+
     from ..metrics.collector import DoctorCollector
     host, port = parse_listen(listen)
     source = make_source(folder, kubeconfig, kube_context, simulate, min_wait, refresh, speed)
@@ -85,9 +87,10 @@ def command(folder: Optional[str], kubeconfig: Optional[str], kube_context: Opti
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     source.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-    click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound[1]}/metrics", err=True)
+    bound_host, bound_port = httpd.server_address[:2]
+    bound_host = bound_host if isinstance(bound_host, str) else bytes(bound_host).decode()
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound_port}/metrics", err=True)
     sys.stderr.flush()
     try:
         while not done.wait(1.0):

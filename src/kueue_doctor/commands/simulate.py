@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
 
 import click
 
@@ -23,8 +22,8 @@ def parse_gates(items: tuple[str, ...]) -> dict[str, bool]:
     return gates
 
 
-def run_scenario(path: str, version: Optional[str] = None, gates: Optional[dict] = None,
-                 until: Optional[str] = None, show_progress: bool = True) -> Simulator:
+def run_scenario(path: str, version: str | None = None, gates: dict | None = None,
+                 until: str | None = None, show_progress: bool = True) -> Simulator:
     scn = load_with(path, version, gates)
     end = duration(until, "--until") if until else None
     progress = None
@@ -76,9 +75,9 @@ def summary_table(summary: dict) -> None:
 @click.option("--snapshot-at", help="Write the cluster as it stands at this simulated time (e.g. 2h).")
 @click.option("--snapshot-dir", type=click.Path(file_okay=False), help="Folder for --snapshot-at.")
 @click.option("--force", is_flag=True, help="Overwrite a non-empty --snapshot-dir.")
-def command(scenario: str, as_json: bool, timeseries: bool, html_out: Optional[str], until: Optional[str],
-            version: Optional[str], gates: tuple[str, ...], omit_wall_time: bool, snapshot_at: Optional[str],
-            snapshot_dir: Optional[str], force: bool) -> None:
+def command(scenario: str, as_json: bool, timeseries: bool, html_out: str | None, until: str | None,
+            version: str | None, gates: tuple[str, ...], omit_wall_time: bool, snapshot_at: str | None,
+            snapshot_dir: str | None, force: bool) -> None:
     """Run a simulation SCENARIO (kind: Simulation, docs/simulator.md) or Kueue's
     performance-test generator config, and report admissions, time to admission,
     usage and guarantee violations per ClusterQueue."""

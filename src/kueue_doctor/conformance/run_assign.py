@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..api.quantity import Quantity
-from ..engine.assignment import (MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt)
+from ..engine.assignment import MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt
 from ..engine.flavors import FlavorAssigner, ReplacedSlice
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
@@ -45,7 +45,7 @@ def _oracle(scn: Scenario):
 def run_assign(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     snap = build_snapshot(prepare_state(scn), cfg)
-    cq_name = scn.run.get("clusterQueue")
+    cq_name = str(scn.run.get("clusterQueue") or "")
     cq = snap.cluster_queues.get(cq_name) or snap.inactive.get(cq_name)
     if cq is None:
         raise InputError("names no ClusterQueue in objects", field="run.clusterQueue")
@@ -78,7 +78,8 @@ def run_assign(scn: Scenario, gates: dict[str, bool]) -> list[str]:
             for ps in got.pod_sets:
                 for at in ps.attempts:
                     if at.flavor == flavor and at.no_fit_reason != want:
-                        diffs.append(f"attempt {ps.name}/{flavor} noFitReason: expected {want!r}, got {at.no_fit_reason!r}")
+                        diffs.append(f"attempt {ps.name}/{flavor} noFitReason: "
+                                     f"expected {want!r}, got {at.no_fit_reason!r}")
     return diffs
 
 
@@ -136,7 +137,7 @@ def compare_assignment(want: dict, got: Assignment, observe: bool) -> list[str]:
         diffs.append(f"podSets: expected {[p.get('name') for p in want_ps]}, got {[p.name for p in got.pod_sets]}")
         return diffs
     check = want.get("attemptsCheck", "flexible")
-    for w, g in zip(want_ps, got.pod_sets):
+    for w, g in zip(want_ps, got.pod_sets, strict=True):
         if int(w.get("count", g.count)) != g.count:
             diffs.append(f"podSet {g.name} count: expected {w.get('count')}, got {g.count}")
         if "requests" in w:
@@ -149,9 +150,9 @@ def compare_assignment(want: dict, got: Assignment, observe: bool) -> list[str]:
             if wf != gf:
                 diffs.append(f"podSet {g.name} flavors: expected {wf}, got {gf}")
         if "status" in w:
-            wr = sorted((w["status"] or {}).get("reasons") or [])
-            if wr != sorted(g.reasons):
-                diffs.append(f"podSet {g.name} status.reasons: expected {wr}, got {sorted(g.reasons)}")
+            want_reasons = sorted((w["status"] or {}).get("reasons") or [])
+            if want_reasons != sorted(g.reasons):
+                diffs.append(f"podSet {g.name} status.reasons: expected {want_reasons}, got {sorted(g.reasons)}")
         diffs += _compare_attempts(g.name, check, w.get("attempts"), g.attempts, observe)
     return diffs
 

@@ -22,7 +22,8 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     snap = build_snapshot(prepare_state(scn), cfg)
     req = flavor_map(scn.run.get("workloadRequest"))
     borrowing_on = flavor_map(scn.run.get("borrowingOnRequest"))
-    got = {"drs": {}, "drsDominantResource": {}, "drsBorrowing": {}, "drsBorrowingOn": {}}
+    got: dict[str, dict[str, int | str | bool]] = {
+        "drs": {}, "drsDominantResource": {}, "drsBorrowing": {}, "drsBorrowingOn": {}}
     for node in snap.nodes():
         d = dominant_resource_share(node, req, cfg.drs_mode)
         got["drs"][node.name] = d.rounded()

@@ -1,9 +1,10 @@
 """``run.kind: preemption``: ask for the targets that let a workload fit (FORMAT.md)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..engine.preemption import Preemptor
+from ..engine.quota import FR
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
@@ -17,13 +18,14 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     snap = build_snapshot(prepare_state(scn), cfg)
     ns, _, name = str(scn.run.get("workload", "")).partition("/")
     wl = scn.state.workloads.get((ns, name))
-    cq = snap.cluster_queues.get(scn.run.get("clusterQueue"))
+    cq = snap.cluster_queues.get(str(scn.run.get("clusterQueue") or ""))
     if wl is None or cq is None:
         raise InputError("run.workload or run.clusterQueue names no object in objects")
     wi = WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)
     assignment = scn.run.get("assignment") or {}
     modes = scn.run.get("assignmentModes") or {}
-    usage, frs_need = {}, set()
+    usage: dict[FR, int] = {}
+    frs_need: set[FR] = set()
     for ps in wi.pod_sets:
         totals = ps.total()
         for res, flavor in (assignment.get(ps.name) or {}).items():
@@ -32,10 +34,10 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
             if (modes.get(ps.name) or {}).get(res, "Preempt") == "Preempt":
                 frs_need.add(fr)
     before = {n.name: dict(n.usage) for n in snap.nodes()}
-    now = scn.now or datetime.now(timezone.utc)
+    now = scn.now or datetime.now(UTC)
     targets = Preemptor(snap, cfg, now).get_targets(wi, cq, usage, frs_need)
     diffs = []
-    after = {n.name: {k: v for k, v in n.usage.items()} for n in snap.nodes()}
+    after = {n.name: dict(n.usage) for n in snap.nodes()}
     norm = lambda d: {n: {k: v for k, v in u.items() if v} for n, u in d.items()}  # noqa: E731
     if norm(before) != norm(after):
         diffs.append("the snapshot was not restored after the preemption search")

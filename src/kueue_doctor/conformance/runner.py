@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InputError
 from .scenario import Scenario, load_scenario
@@ -44,7 +45,7 @@ def gate_runs(config: dict) -> list[dict[str, bool]]:
     names = sorted(matrix)
     runs = []
     for values in itertools.product(*(matrix[n] for n in names)):
-        runs.append({**base, **dict(zip(names, values))})
+        runs.append({**base, **dict(zip(names, values, strict=True))})
     return runs
 
 
@@ -65,7 +66,8 @@ def run_scenario(scn: Scenario) -> CaseResult:
         except Exception as e:  # an engine bug must fail this case, not the whole run
             diffs = [f"engine error: {type(e).__name__}: {e}"]
         if diffs:
-            label = ", ".join(f"{k}={v}" for k, v in sorted(gates.items()) if k in (scn.config.get("featureGateMatrix") or {}))
+            matrix = scn.config.get("featureGateMatrix") or {}
+            label = ", ".join(f"{k}={v}" for k, v in sorted(gates.items()) if k in matrix)
             result.status = FAILED
             result.differences += [f"[{label}] {d}" if label else d for d in diffs]
     return result

@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Optional
 
 from ..api.fields import to_time
 from ..api.load import decode_documents, load_documents, read_text
@@ -29,7 +28,7 @@ class Scenario:
         return str(self.run.get("kind", ""))
 
     @property
-    def now(self) -> Optional[datetime]:
+    def now(self) -> datetime | None:
         v = self.config.get("now")
         return to_time(v, "config.now") if v is not None else None
 

@@ -1,34 +1,69 @@
-"""The shapes a diagnosis is made of: steps, cause candidates, violations."""
+"""The shapes a diagnosis is made of: step results, cause candidates, violations, and the
+closed vocabularies they use (statuses, cause ids, confidence)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from datetime import datetime
+from enum import StrEnum
 
-PASS, FAIL, UNKNOWN = "pass", "fail", "unknown"
-CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
+from ..engine.quota import FR
 
-CAUSES = ("fragmentation", "slow-preemption-release", "stuck-preemption-target", "drs-rounding", "not-released",
-          "head-of-line-blocking", "inactive-queue", "controller-unhealthy", "node-unhealthy",
-          "quota-misconfiguration")
+
+class StepStatus(StrEnum):
+    PASS = "pass"          # saw the data that could have failed it, and it did not
+    FAIL = "fail"
+    UNKNOWN = "unknown"    # did not see that data: says what to collect
+    SKIPPED = "skipped"    # nothing to check (e.g. no violation to rule fragmentation out for)
+
+
+class Confidence(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+    @property
+    def rank(self) -> int:
+        return {"low": 1, "medium": 2, "high": 3}[self.value]
+
+
+class CauseId(StrEnum):
+    FRAGMENTATION = "fragmentation"
+    SLOW_PREEMPTION_RELEASE = "slow-preemption-release"
+    STUCK_PREEMPTION_TARGET = "stuck-preemption-target"
+    DRS_ROUNDING = "drs-rounding"
+    NOT_RELEASED = "not-released"
+    HEAD_OF_LINE_BLOCKING = "head-of-line-blocking"
+    INACTIVE_QUEUE = "inactive-queue"
+    CONTROLLER_UNHEALTHY = "controller-unhealthy"
+    NODE_UNHEALTHY = "node-unhealthy"
+    QUOTA_MISCONFIGURATION = "quota-misconfiguration"
+
+
+class Verdict(StrEnum):
+    """The answer to step 1, which the exit status reports (docs/doctor.md, "Exit status")."""
+    NO_VIOLATION = "no-violation"
+    VIOLATION = "violation"
+    UNKNOWN = "unknown"
 
 
 @dataclass
 class Step:
     step: int
     name: str
-    status: str = UNKNOWN
+    status: StepStatus = StepStatus.UNKNOWN
     summary: str = ""
     evidence: list[str] = field(default_factory=list)
+    read: dict[str, int] = field(default_factory=dict)   # what the step looked at, by kind
 
     def to_json(self) -> dict:
-        return {"step": self.step, "name": self.name, "status": self.status, "summary": self.summary,
-                "evidence": self.evidence}
+        return {"step": self.step, "name": self.name, "status": str(self.status), "summary": self.summary,
+                "read": self.read, "evidence": self.evidence}
 
 
 @dataclass
 class Cause:
-    id: str
-    confidence: str
+    id: CauseId
+    confidence: Confidence
     cluster_queues: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)
     summary: str = ""
@@ -38,8 +73,8 @@ class Cause:
     weight: float = 0.0
     cluster_wide: bool = False
 
-    def merge(self, other: "Cause") -> None:
-        if CONFIDENCE_RANK[other.confidence] > CONFIDENCE_RANK[self.confidence]:
+    def merge(self, other: Cause) -> None:
+        if other.confidence.rank > self.confidence.rank:
             self.confidence = other.confidence
         for cq in other.cluster_queues:
             if cq not in self.cluster_queues:
@@ -59,19 +94,22 @@ class Cause:
         self.cluster_wide = self.cluster_wide or other.cluster_wide
 
     def to_json(self) -> dict:
-        return {"id": self.id, "confidence": self.confidence, "clusterQueues": self.cluster_queues,
+        return {"id": str(self.id), "confidence": str(self.confidence), "clusterQueues": self.cluster_queues,
                 "workloads": self.workloads, "summary": self.summary, "evidence": self.evidence,
                 "remedy": self.remedy}
+
+
+@dataclass(frozen=True)
+class ResourceFigures:
+    nominal: int
+    reserved: int
+    pending_that_fits: int
 
 
 @dataclass
 class Violation:
     cluster_queue: str
-    resources: dict[str, dict[str, str]]
-    pending_workloads: list[str]
-    since: Optional[str]
+    resources: dict[FR, ResourceFigures]
+    pending_workloads: list[str]      # violating pending work, then admitted-but-not-running work
+    since: datetime | None
     not_running: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {"clusterQueue": self.cluster_queue, "resources": self.resources,
-                "pendingWorkloads": self.pending_workloads, "since": self.since}

@@ -6,7 +6,6 @@ FlavorAssignmentMode, granularMode, isPreferred), flavor_assigner_attempts.go.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .quota import FR
 
@@ -50,7 +49,7 @@ WORST = GranularMode(P_NO_FIT, INF_BORROW)
 BEST = GranularMode(P_FIT, 0)
 
 
-def is_preferred(a: GranularMode, b: GranularMode, preference: Optional[str]) -> bool:
+def is_preferred(a: GranularMode, b: GranularMode, preference: str | None) -> bool:
     """Is ``a`` a better outcome than ``b`` for the ClusterQueue's fungibility preference?"""
     if a.mode == P_NO_FIT:
         return False
@@ -81,7 +80,7 @@ class Attempt:
     flavor: str
     mode: int
     borrow: int = 0
-    possibility: Optional[int] = None
+    possibility: int | None = None
     reasons: list[str] = field(default_factory=list)
     no_fit_reason: str = ""
 
@@ -117,7 +116,7 @@ class Assignment:
     borrowing: int = 0
     usage: dict[FR, int] = field(default_factory=dict)
     no_fit_reason: str = ""
-    forced_mode: Optional[int] = None
+    forced_mode: int | None = None
     last_tried: list[dict[str, int]] = field(default_factory=list)
 
     def representative_mode(self) -> int:
@@ -147,7 +146,7 @@ class Assignment:
     def frs_needing_preemption(self) -> set[FR]:
         return {(f.name, res) for ps in self.pod_sets for res, f in ps.flavors.items() if f.mode == PREEMPT}
 
-    def flavor_of(self, pod_set: str, resource: str) -> Optional[str]:
+    def flavor_of(self, pod_set: str, resource: str) -> str | None:
         for ps in self.pod_sets:
             if ps.name == pod_set and resource in ps.flavors:
                 return ps.flavors[resource].name

@@ -2,36 +2,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
-# Gate defaults at the upstream commit the conformance cases come from (reference §0).
-DEFAULT_GATES: dict[str, bool] = {
-    "FlavorFungibility": True,
-    "PrioritySortingWithinCohort": True,
-    "PartialAdmission": True,
-    "FairSharingPreemptWithinNominal": True,
-    "FairSharingPrioritizeNonBorrowing": True,
-    "RecomputeAssignmentUponPreemptionTargetsOverlap": True,
-    "FlavorFungibilityPreserveScanProgress": True,
-    "SchedulingEquivalenceHashing": True,
-    "ReclaimablePods": True,
-    "UnadmittedWorkloadsObservability": True,
-    "QuotaCheckStrategy": True,
-    "PrioritizePreemptorWorkloads": False,
-    "PriorityBoost": False,
-    "FastQuotaReleaseInPodIntegration": False,
-    "ElasticJobsViaWorkloadSlices": True,
-    "TopologyAwareScheduling": True,
-    "ConcurrentAdmission": False,
-}
+from ..api import objects as o
+from ..kueue.features import defaults
+from ..kueue.releases import DrsMode
+from ..kueue.version import LATEST
+
+# Gate defaults when no release is named: the reference commit's, which the conformance cases
+# assume. A release's own defaults come from kueue.features through EngineConfig.gates.
+_DEFAULT_GATES: dict[str, bool] = defaults(LATEST)
 
 LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
-
-# Legacy DRS arithmetic (Bug 3, shared/reference/kueue-semantics.md §4.6):
-DRS_EXACT = "exact"            # float shares, CompareDRS (v0.13.5 / v0.14.0 and later)
-DRS_INTEGER_PRE_6617 = "integer-floor"   # int floor, borrowing queues can score 0 (<= v0.12.7 / v0.13.2)
-DRS_INTEGER_MAX1 = "integer-max1"        # int floor but at least 1 when borrowing (v0.12.8 / v0.13.3-v0.13.4)
 
 
 @dataclass
@@ -44,15 +26,17 @@ class EngineConfig:
     quota_check_strategy: str = "BlockUndeclared"
     # requeuingStrategy.timestamp: "Eviction" in a running Kueue, "" in upstream unit tests
     requeuing_timestamp: str = "Eviction"
-    drs_mode: str = DRS_EXACT
+    # Legacy DRS arithmetic (Bug 3) is selected by release: kueue.releases.drs_mode.
+    drs_mode: DrsMode = DrsMode.EXACT
 
     def gate(self, name: str) -> bool:
         if name in self.gates:
             return self.gates[name]
-        return DEFAULT_GATES.get(name, False)
+        return _DEFAULT_GATES.get(name, False)
 
     @classmethod
-    def from_kueue(cls, configuration=None, feature_gates: Optional[dict[str, bool]] = None) -> "EngineConfig":
+    def from_kueue(cls, configuration: o.KueueConfiguration | None = None,
+                   feature_gates: dict[str, bool] | None = None) -> EngineConfig:
         cfg = cls()
         if configuration is not None:
             cfg.fair_sharing = configuration.fair_sharing.enabled

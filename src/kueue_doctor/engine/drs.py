@@ -6,10 +6,10 @@ The legacy integer arithmetic of Bug 3 (kueue-semantics.md §4.6) is kept as nam
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
-from .config import DRS_EXACT, DRS_INTEGER_MAX1, DRS_INTEGER_PRE_6617
+from ..kueue.releases import DrsMode
 from .quota import FR, QuotaNode
 
 MAX_INT64 = 2**63 - 1
@@ -21,8 +21,8 @@ class DRS:
     weight: float = 1.0
     borrowing: bool = False
     dominant: str = ""
-    borrowed: frozenset = field(default_factory=frozenset)   # the frs above subtree quota
-    legacy: Optional[int] = None  # the integer share of a pre-fix release, when modelled
+    borrowed: frozenset[FR] = field(default_factory=frozenset)   # the frs above subtree quota
+    legacy: int | None = None  # the integer share of a pre-fix release, when modelled
 
     def zero_weight_borrows(self) -> bool:
         return self.weight == 0 and self.ratio != 0
@@ -49,7 +49,7 @@ class DRS:
         p = self.precise()
         if math.isinf(p):
             return MAX_INT64
-        return int(math.ceil(p))
+        return math.ceil(p)
 
 
 NEGATIVE_DRS = DRS(ratio=-1.0, weight=1.0)
@@ -69,10 +69,10 @@ def compare_drs(a: DRS, b: DRS) -> int:
     return (pa > pb) - (pa < pb)
 
 
-def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = None,
-                            mode: str = DRS_EXACT) -> DRS:
+def dominant_resource_share(node: QuotaNode, wl_req: dict[FR, int] | None = None,
+                            mode: DrsMode = DrsMode.EXACT) -> DRS:
     if node.parent is None:
-        return DRS(weight=node.weight, legacy=0 if mode != DRS_EXACT else None)
+        return DRS(weight=node.weight, legacy=0 if mode != DrsMode.EXACT else None)
     wl_req = wl_req or {}
     borrowed: dict[str, int] = {}
     borrowed_frs = set()
@@ -82,7 +82,7 @@ def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = N
             borrowed[fr[1]] = borrowed.get(fr[1], 0) + b
             borrowed_frs.add(fr)
     if not borrowed:
-        return DRS(weight=node.weight, legacy=0 if mode != DRS_EXACT else None)
+        return DRS(weight=node.weight, legacy=0 if mode != DrsMode.EXACT else None)
     parent = node.parent
     root = node.root()
     lendable: dict[str, int] = {}
@@ -101,20 +101,20 @@ def dominant_resource_share(node: QuotaNode, wl_req: Optional[dict[FR, int]] = N
         int_ratio = max(int_ratio, borrowed[res] * 1000 // lend)
     drs = DRS(ratio=ratio, weight=node.weight, borrowing=True, dominant=dominant if ratio else "",
               borrowed=frozenset(borrowed_frs))
-    if mode != DRS_EXACT:
+    if mode != DrsMode.EXACT:
         drs.legacy = legacy_share(int_ratio, node.weight, mode)
     return drs
 
 
-def legacy_share(int_ratio: int, weight: float, mode: str) -> int:
+def legacy_share(int_ratio: int, weight: float, mode: DrsMode) -> int:
     """The integer weighted share of releases before #6925 (and before #6617 for floor)."""
-    weight_milli = int(round(weight * 1000))
+    weight_milli = round(weight * 1000)
     if weight_milli == 0:
         value = MAX_INT64
     else:
         value = int_ratio * 1000 // weight_milli if int_ratio >= 0 else -1
-    if mode == DRS_INTEGER_MAX1:
+    if mode == DrsMode.INTEGER_MAX1:
         value = max(1, value)
-    elif mode == DRS_INTEGER_PRE_6617:
+    elif mode == DrsMode.INTEGER_FLOOR:
         pass
     return value

@@ -8,7 +8,7 @@ assigner refuses is never counted as room the workload could use.
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from ..api import objects as o
 from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION
@@ -24,7 +24,7 @@ def tolerates(t: o.Toleration, taint: o.Taint) -> bool:
     return t.key == taint.key and t.value == taint.value
 
 
-def untolerated_taint(taints: list[o.Taint], tolerations: list[o.Toleration]) -> Optional[o.Taint]:
+def untolerated_taint(taints: list[o.Taint], tolerations: list[o.Toleration]) -> o.Taint | None:
     for taint in taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
@@ -46,7 +46,7 @@ def requirement_matches(req: o.SelectorRequirement, labels: dict[str, str]) -> b
         return not has
     if req.operator in ("Gt", "Lt") and has and req.values:
         try:
-            a, b = int(v), int(req.values[0])
+            a, b = int(labels[req.key]), int(req.values[0])
         except ValueError:
             return False
         return a > b if req.operator == "Gt" else a < b
@@ -59,7 +59,7 @@ def matches_flavor_labels(spec: o.PodSpec, labels: dict[str, str]) -> bool:
     for k, v in spec.node_selector.items():
         if k in keys and labels.get(k) != v:
             return False
-    terms = []
+    terms: list[list[o.SelectorRequirement]] = []
     for term in spec.required_node_terms:
         exprs = [e for e in term.match_expressions if e.key in keys]
         if not exprs:
@@ -71,7 +71,7 @@ def matches_flavor_labels(spec: o.PodSpec, labels: dict[str, str]) -> bool:
     return True
 
 
-def label_selector_matches(sel: Optional[o.LabelSelector], labels: dict[str, str]) -> bool:
+def label_selector_matches(sel: o.LabelSelector | None, labels: dict[str, str]) -> bool:
     if sel is None:
         return False
     if any(labels.get(k) != v for k, v in sel.match_labels.items()):
@@ -79,7 +79,7 @@ def label_selector_matches(sel: Optional[o.LabelSelector], labels: dict[str, str
     return all(requirement_matches(e, labels) for e in sel.match_expressions)
 
 
-def flavor_problem(fname: str, flavor: Optional[o.ResourceFlavor], specs: Iterable[o.PodSpec]) -> str:
+def flavor_problem(fname: str, flavor: o.ResourceFlavor | None, specs: Iterable[o.PodSpec]) -> str:
     """Why pods of these templates cannot use the flavor ("" when they can), in Kueue's words."""
     if flavor is None:
         return f"flavor {fname} not found"
@@ -92,9 +92,14 @@ def flavor_problem(fname: str, flavor: Optional[o.ResourceFlavor], specs: Iterab
     return ""
 
 
-def allowed_flavors(wi: WorkloadInfo, config: EngineConfig) -> Optional[set[str]]:
+def allowed_flavors(wi: WorkloadInfo, config: EngineConfig) -> set[str] | None:
     """The flavors the workload's allowed-flavors annotation permits (None: no restriction)."""
     allowed = wi.obj.meta.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
     if not config.gate("ConcurrentAdmission") or allowed is None:
         return None
     return {f.strip() for f in allowed.split(",") if f.strip()}
+
+
+def ignores_undeclared(config: EngineConfig) -> bool:
+    """QuotaCheckStrategy IgnoreUndeclared: resources no resource group covers are not checked."""
+    return config.gate("QuotaCheckStrategy") and config.quota_check_strategy == "IgnoreUndeclared"

@@ -7,19 +7,24 @@ strategy.go. Reference: kueue-semantics.md §5.7-5.8.
 from __future__ import annotations
 
 import math
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
-from .config import DRS_EXACT, LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
+from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAMATION
+from ..kueue.releases import DrsMode
+from .config import LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE
 from .drs import DRS, compare_drs, dominant_resource_share
+from .preemption import Preemptor, Target, satisfies_policy, uses_resources
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot
 from .workload import WorkloadInfo
-from .preemption import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAMATION, Preemptor, Target,
-                         satisfies_policy, uses_resources)
 
 
-def strategy_passes(name: str, p_new: DRS, t_old: DRS, t_new: Optional[DRS]) -> bool:
+def strategy_passes(name: str, p_new: DRS, t_old: DRS, t_new: DRS | None) -> bool:
     if name == LESS_THAN_OR_EQUAL_TO_FINAL_SHARE:
+        if t_new is None:
+            # as upstream: API validation only lets LessThanInitialShare be the second strategy,
+            # the one pass that has no target share after preemption
+            raise ValueError(f"{name} needs the target's share after preemption")
         return compare_drs(p_new, t_new) <= 0
     if name == LESS_THAN_INITIAL_SHARE:
         return compare_drs(p_new, t_old) < 0
@@ -40,7 +45,7 @@ class TargetOrdering:
         return dominant_resource_share(node, None, self.pre.config.drs_mode)
 
     def borrowing(self, d: DRS) -> bool:
-        return d.borrowing if self.pre.config.drs_mode == DRS_EXACT else not d.is_zero()
+        return d.borrowing if self.pre.config.drs_mode == DrsMode.EXACT else not d.is_zero()
 
     def drop(self, name: str) -> None:
         self.pruned.add(id(self.pre.snapshot.cluster_queues[name].node))
@@ -56,9 +61,9 @@ class TargetOrdering:
             if t is not None:
                 yield t
 
-    def _next(self, cohort: QuotaNode) -> Optional[str]:
-        best_cq, best_cq_drs = None, None
-        best_co, best_co_drs = None, None
+    def _next(self, cohort: QuotaNode) -> str | None:
+        best_cq: tuple[QuotaNode, DRS] | None = None  # (node, its share)
+        best_co: tuple[QuotaNode, DRS] | None = None
         for child in cohort.children:
             if id(child) in self.pruned:
                 continue
@@ -68,23 +73,23 @@ class TargetOrdering:
                     self.pruned.add(id(child))
                     continue
                 if best_cq is None:
-                    best_cq, best_cq_drs = child, d
+                    best_cq = (child, d)
                     continue
-                c = compare_drs(d, best_cq_drs)
-                if c > 0 or (c == 0 and self._first_sorts_before(child.name, best_cq.name)):
-                    best_cq, best_cq_drs = child, d
+                c = compare_drs(d, best_cq[1])
+                if c > 0 or (c == 0 and self._first_sorts_before(child.name, best_cq[0].name)):
+                    best_cq = (child, d)
             else:
                 if not self.borrowing(d) and id(child) not in self.ancestors:
                     self.pruned.add(id(child))
                     continue
-                if best_co is None or compare_drs(d, best_co_drs) >= 0:
-                    best_co, best_co_drs = child, d
-        if best_cq is None and best_co is None:
+                if best_co is None or compare_drs(d, best_co[1]) >= 0:
+                    best_co = (child, d)
+        if best_co is not None and (best_cq is None or compare_drs(best_co[1], best_cq[1]) >= 0):
+            return self._next(best_co[0])
+        if best_cq is None:  # and no cohort either
             self.pruned.add(id(cohort))
             return None
-        if best_co is not None and (best_cq is None or compare_drs(best_co_drs, best_cq_drs) >= 0):
-            return self._next(best_co)
-        return best_cq.name
+        return best_cq[0].name
 
     def _first_sorts_before(self, a: str, b: str) -> bool:
         ka = self.pre.sort_key(self.candidates[a][0], a, self.cq.name)
@@ -94,7 +99,7 @@ class TargetOrdering:
 
 def almost_lca(cq_node: QuotaNode, target_node: QuotaNode) -> tuple[QuotaNode, QuotaNode]:
     """The children of the lowest common ancestor on the preemptor's and on the target's path."""
-    pre_path = [cq_node] + list(cq_node.ancestors())
+    pre_path = [cq_node, *cq_node.ancestors()]
     pre_index = {id(n): i for i, n in enumerate(pre_path)}
     prev = target_node
     for n in target_node.ancestors():
@@ -104,7 +109,8 @@ def almost_lca(cq_node: QuotaNode, target_node: QuotaNode) -> tuple[QuotaNode, Q
     return cq_node, target_node
 
 
-def find_candidates(pre: Preemptor, wi: WorkloadInfo, cq: ClusterQueueSnapshot, frs_need: set[FR]):
+def find_candidates(pre: Preemptor, wi: WorkloadInfo, cq: ClusterQueueSnapshot,
+                    frs_need: set[FR]) -> dict[str, list[WorkloadInfo]]:
     """Candidates per ClusterQueue, each list in CandidatesOrdering."""
     p = cq.preemption
     grouped: dict[str, list[WorkloadInfo]] = {}

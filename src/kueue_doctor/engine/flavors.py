@@ -7,17 +7,36 @@ flavorSelector), flavor_assigner_attempts.go. Reference: kueue-semantics.md §3.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ..api import objects as o
 from ..api.quantity import format_amount
-from .assignment import (BEST, EXCEEDS_MAX_QUOTA, NO_FIT, NO_MATCHING_FLAVOR, P_FIT, P_NO_CANDIDATES,
-                         P_NO_FIT, P_PREEMPT, P_RECLAIM, POSSIBILITY_TO_MODE, PUBLIC_MODE, MODE_TO_POSSIBILITY,
-                         WAITING_FOR_QUOTA, WORST, Assignment, Attempt, FlavorChoice, GranularMode, PodSetAssignment,
-                         is_preferred, most_severe)
+from .assignment import (
+    BEST,
+    EXCEEDS_MAX_QUOTA,
+    MODE_TO_POSSIBILITY,
+    NO_FIT,
+    NO_MATCHING_FLAVOR,
+    P_FIT,
+    P_NO_CANDIDATES,
+    P_NO_FIT,
+    P_PREEMPT,
+    P_RECLAIM,
+    POSSIBILITY_TO_MODE,
+    PUBLIC_MODE,
+    WAITING_FOR_QUOTA,
+    WORST,
+    Assignment,
+    Attempt,
+    FlavorChoice,
+    GranularMode,
+    PodSetAssignment,
+    is_preferred,
+    most_severe,
+)
 from .config import EngineConfig
-from .eligibility import allowed_flavors, flavor_problem
+from .eligibility import allowed_flavors, flavor_problem, ignores_undeclared
 from .quota import FR
 from .snapshot import ClusterQueueSnapshot
 from .workload import PodSetRequests, WorkloadInfo
@@ -36,9 +55,9 @@ class ReplacedSlice:
 
 class FlavorAssigner:
     def __init__(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, flavors: dict[str, o.ResourceFlavor],
-                 config: EngineConfig, oracle: Oracle, replaced: Optional[ReplacedSlice] = None,
-                 last_tried: Optional[list[dict[str, int]]] = None,
-                 nomination: Optional[dict[tuple[int, str], str]] = None):
+                 config: EngineConfig, oracle: Oracle, replaced: ReplacedSlice | None = None,
+                 last_tried: list[dict[str, int]] | None = None,
+                 nomination: dict[tuple[int, str], str] | None = None):
         self.wi = wi
         self.cq = cq
         self.flavors = flavors
@@ -51,11 +70,12 @@ class FlavorAssigner:
         self.allowed_flavors = allowed_flavors(wi, config)
 
     def ignore_undeclared(self) -> bool:
-        return self.config.gate("QuotaCheckStrategy") and self.config.quota_check_strategy == "IgnoreUndeclared"
+        return ignores_undeclared(self.config)
 
-    def assign(self, counts: Optional[list[int]] = None) -> Assignment:
+    def assign(self, counts: list[int] | None = None) -> Assignment:
         wi, cq = self.wi, self.cq
-        pod_sets = wi.pod_sets if counts is None else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts)]
+        pod_sets = (wi.pod_sets if counts is None
+                    else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts, strict=True)])
         out = Assignment()
         covers_pods = cq.covers("pods")
         groups: dict[str, list[int]] = {}
@@ -78,7 +98,7 @@ class FlavorAssigner:
                 for r, v in psas[i].requests.items():
                     requests[r] = requests.get(r, 0) + v
                 total_count += pod_sets[i].count
-            probe = None
+            probe: dict[str, int] | None = None
             if total_count == 0:
                 probe = {}
                 for i in ids:
@@ -93,9 +113,8 @@ class FlavorAssigner:
             status_nofit = ""
             failed = False
             for res, qty in requests.items():
-                if not cq.covers(res):
-                    if qty == 0 or self.ignore_undeclared():
-                        continue
+                if not cq.covers(res) and (qty == 0 or self.ignore_undeclared()):
+                    continue
                 if res in group_flavors:
                     continue
                 found, st_reasons, st_nofit, attempts = self.find_flavor(ids, requests, probe, res, out.usage)
@@ -150,8 +169,8 @@ class FlavorAssigner:
             return 0
         return self.last_tried[ps_index].get(res, -1) + 1
 
-    def find_flavor(self, ids: list[int], requests: dict[str, int], probe: Optional[dict[str, int]], res: str,
-                    usage: dict[FR, int]):
+    def find_flavor(self, ids: list[int], requests: dict[str, int], probe: dict[str, int] | None, res: str,
+                    usage: dict[FR, int]) -> tuple[dict[str, FlavorChoice], list[str], str, list[Attempt]]:
         """-> (resource -> FlavorChoice, reasons, no-fit reason, attempts)."""
         cq = self.cq
         group = cq.group_for(res)
@@ -173,7 +192,8 @@ class FlavorAssigner:
             fname = group.flavors[idx]
             idx += 1
             if self.nomination and any(self.nomination.get((i, res)) not in (None, fname) for i in ids):
-                reasons.append(f"skipping flavor {fname} as it is not found in the nomination mapping for resource {res}")
+                reasons.append(f"skipping flavor {fname} as it is not found in the nomination mapping "
+                               f"for resource {res}")
                 continue
             if self.allowed_flavors is not None and fname not in self.allowed_flavors:
                 reasons.append(f"skipping flavor {fname} due to WorkloadAllowedResourceFlavorAnnotation annotation")
@@ -185,7 +205,7 @@ class FlavorAssigner:
                                         no_fit_reason=NO_MATCHING_FLAVOR if self.observability else ""))
                 continue
             if probe is not None:
-                probe_reasons = []
+                probe_reasons: list[str] = []
                 for r, v in probe.items():
                     cap = cq.node.potential_available((fname, r))
                     if cap < v:
@@ -255,7 +275,8 @@ class FlavorAssigner:
     def check_flavor(self, fname: str, ids: list[int]) -> str:
         return flavor_problem(fname, self.flavors.get(fname), [self.wi.obj.pod_sets[i].template for i in ids])
 
-    def fits_resource_quota(self, fr: FR, assumed: int, request: int):
+    def fits_resource_quota(self, fr: FR, assumed: int,
+                            request: int) -> tuple[int, int, tuple[list[str], str] | None]:
         """-> (internal mode, borrowing level, (reasons, no-fit reason) or None)."""
         node = self.cq.node
         available = node.available(fr)
@@ -270,7 +291,8 @@ class FlavorAssigner:
         borrow, may_reclaim = node.find_height(fr, val)
         if val <= available:
             return P_FIT, borrow, None
-        msg = f"insufficient unused quota for {res} in flavor {fr[0]}, {format_amount(res, val - available)} more needed"
+        msg = (f"insufficient unused quota for {res} in flavor {fr[0]}, "
+               f"{format_amount(res, val - available)} more needed")
         if node.nominal(fr) >= val or may_reclaim or self.can_preempt_while_borrowing():
             possibility, borrow_after = self.oracle(self.cq, self.wi, fr, val)
             mode = POSSIBILITY_TO_MODE[possibility]

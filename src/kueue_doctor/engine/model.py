@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
+from ..api import objects as o
 from ..api.state import ClusterState
 from .config import EngineConfig
 from .queues import QueueManager
@@ -30,7 +30,7 @@ class AdmissionModel:
         for (ns, name), lq in state.local_queues.items():
             if lq.stop_policy in ("", "None"):
                 self.queues.local_queues[(ns, name)] = lq.cluster_queue
-        self._trees: Optional[dict[int, list[str]]] = None
+        self._trees: dict[int, list[str]] | None = None
         self.dirty: set[str] = set()           # ClusterQueues whose parked workloads get retried
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
         for wi in self.infos.values():
@@ -39,12 +39,12 @@ class AdmissionModel:
                 continue
             if not self.queues.add(wi):
                 self.unqueued.append(wi)
-        limit_ranges: dict = {}
+        limit_ranges: dict[str, list[o.LimitRange]] = {}
         for (ns, _), lr in state.limit_ranges.items():
             limit_ranges.setdefault(ns, []).append(lr)
         self.scheduler = Scheduler(self.snapshot, self.queues, config, limit_ranges)
 
-    def info(self, wl) -> WorkloadInfo:
+    def info(self, wl: o.Workload) -> WorkloadInfo:
         key = f"{wl.meta.namespace}/{wl.meta.name}"
         wi = self.infos.get(key)
         if wi is None or wi.obj is not wl:
@@ -59,7 +59,7 @@ class AdmissionModel:
         return self.scheduler.schedule(now)
 
     # -- lifecycle events (what Kueue's controllers do between cycles) --------------------------
-    def submit(self, wl) -> WorkloadInfo:
+    def submit(self, wl: o.Workload) -> WorkloadInfo:
         """A new pending workload."""
         wi = self.info(wl)
         if not self.queues.add(wi):
@@ -76,7 +76,7 @@ class AdmissionModel:
                 self._trees.setdefault(id(c.node.root()), []).append(n)
         return self._trees[id(cq.node.root())]
 
-    def release(self, key: str, now: datetime, requeue: bool) -> Optional[WorkloadInfo]:
+    def release(self, key: str, now: datetime, requeue: bool) -> WorkloadInfo | None:
         """Quota released: a workload finished (``requeue`` False) or an evicted one stopped running
         (``requeue`` True, it queues again). Parked workloads of the cohort tree are retried."""
         cq_name = self.snapshot.workload_cq.get(key)

@@ -8,23 +8,30 @@ preemption_oracle.go. Reference: kueue-semantics.md §5. Fair sharing: fairshari
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Optional
 
-from ..kueue.constants import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,  # noqa: F401  (fairsharing's too)
-                               IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION)
+from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
-from .workload import WorkloadInfo
+from .workload import CandKey, WorkloadInfo
 
 # classical candidate variants
 WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(4)
 VARIANT_REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMATION,
                   RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
                   RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING}
+
+
+# (candidate, variant, lowest common ancestor or None within the queue, the candidate's queue)
+Candidate = tuple[WorkloadInfo, int, QuotaNode | None, ClusterQueueSnapshot]
+# CandidatesOrdering: (not evicted, not in the preemptor's queue, priority, -reserved at, uid)
+SortKey = tuple[bool, bool, int, float, str]
+# get_targets' question: (workload, ClusterQueue, usage, resources needing preemption)
+_MemoKey = tuple[str, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
 
 
 @dataclass(slots=True)
@@ -53,10 +60,10 @@ def uses_resources(wi: WorkloadInfo, frs: set[FR]) -> bool:
     return any(fr in frs for fr in wi.usage)
 
 
-def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
+def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> SortKey:
     """CandidatesOrdering: the first to preempt sorts first."""
     k = wi.cand_key
-    return (k[0], cq_name == preemptor_cq) + k[1:]
+    return (k[0], cq_name == preemptor_cq, *k[1:])
 
 
 class Preemptor:
@@ -66,12 +73,12 @@ class Preemptor:
         self.now = now
         # The flavor assigner's oracle and the nomination that follows often ask the very same
         # question of an unchanged snapshot (one flavor, one resource); answer it once.
-        self._memo: Optional[tuple] = None
+        self._memo: tuple[_MemoKey, list[Target]] | None = None
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
                     frs_need: set[FR], memo: bool = False) -> list[Target]:
-        key = (wi.key, cq.name, tuple(sorted(usage.items())), tuple(sorted(frs_need)))
+        key: _MemoKey = (wi.key, cq.name, tuple(sorted(usage.items())), tuple(sorted(frs_need)))
         if memo and self._memo is not None and self._memo[0] == key:
             return list(self._memo[1])
         if self.config.fair_sharing:
@@ -100,7 +107,7 @@ class Preemptor:
         return (CAN_PREEMPT if any_own else CAN_RECLAIM), borrow
 
     # -- shared helpers ------------------------------------------------------------------
-    def sort_key(self, wi: WorkloadInfo, cq_name: str, preemptor_cq: str):
+    def sort_key(self, wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> SortKey:
         return candidate_sort_key(wi, cq_name, preemptor_cq)
 
     def workload_fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], allow_borrowing: bool) -> bool:
@@ -161,15 +168,17 @@ class Preemptor:
                 snap.add_workload(t.wi, t.cluster_queue)
         return []
 
-    def _classical_streams(self, wi, cq, usage, frs_need):
+    def _classical_streams(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
+                           frs_need: set[FR]) -> tuple[_Stream, _Stream, _Stream]:
         """Hierarchy, priority and same-queue candidates, each lazily in CandidatesOrdering."""
         p = cq.preemption
-        same = []
+        same: list[Candidate] = []
         if p.within_cluster_queue not in ("", "Never"):
             same = [(c, WITHIN_CQ, None, cq) for c in cq.sorted_workloads()
                     if c.key in cq.workloads and uses_resources(c, frs_need)
                     and satisfies_policy(wi, c, p.within_cluster_queue)]
-        hierarchy, priority = [], []
+        hierarchy: list[Iterator[Candidate]] = []
+        priority: list[Iterator[Candidate]] = []
         if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
             adv, remaining = cq.node.quantities_fit_in_quota(usage)
             prev: QuotaNode = cq.node
@@ -183,7 +192,8 @@ class Preemptor:
         return (_Stream(heapq.merge(*hierarchy, key=_first_key)), _Stream(heapq.merge(*priority, key=_first_key)),
                 _Stream(iter(same)))
 
-    def _reclaim_candidates(self, wi, cq, cand_cq, adv, lca, frs_need):
+    def _reclaim_candidates(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, cand_cq: ClusterQueueSnapshot,
+                            adv: bool, lca: QuotaNode, frs_need: set[FR]) -> Iterator[Candidate]:
         node = cand_cq.node
         for cand in cand_cq.sorted_workloads():
             # Removing candidates only lowers this queue's usage: once it stops borrowing, none
@@ -209,7 +219,8 @@ class Preemptor:
                 out += self._borrowing_cqs_under(child, skip, cq, frs_need)
         return out
 
-    def _classify(self, wi, cand, cq, adv, frs_need) -> Optional[int]:
+    def _classify(self, wi: WorkloadInfo, cand: WorkloadInfo, cq: ClusterQueueSnapshot, adv: bool,
+                  frs_need: set[FR]) -> int | None:
         p = cq.preemption
         if not uses_resources(cand, frs_need) or not satisfies_policy(wi, cand, p.reclaim_within_cohort):
             return None
@@ -223,7 +234,8 @@ class Preemptor:
             return RECLAIM_WITHOUT_BORROWING
         return RECLAIM_WHILE_BORROWING
 
-    def _valid(self, cand, variant, lca, cand_cq, allow_borrowing, frs_need) -> bool:
+    def _valid(self, cand: WorkloadInfo, variant: int, lca: QuotaNode | None, cand_cq: ClusterQueueSnapshot,
+               allow_borrowing: bool, frs_need: set[FR]) -> bool:
         if variant == WITHIN_CQ:
             return True
         if allow_borrowing and variant == RECLAIM_WITHOUT_BORROWING:
@@ -239,36 +251,39 @@ class Preemptor:
         return True
 
 
-def _first_key(c) -> tuple:
+def _first_key(c: Candidate) -> CandKey:
     return c[0].cand_key
 
 
 class _Stream:
-    """An iterator one can peek at."""
+    """An iterator of candidates one can peek at (None once it is exhausted)."""
 
-    __slots__ = ("_it", "_head")
-    _EMPTY = object()
+    __slots__ = ("_head", "_it", "_peeked")
 
-    def __init__(self, it):
+    def __init__(self, it: Iterator[Candidate]) -> None:
         self._it = it
-        self._head = self._EMPTY
+        self._head: Candidate | None = None
+        self._peeked = False
 
-    def peek(self):
-        if self._head is self._EMPTY:
+    def peek(self) -> Candidate | None:
+        if not self._peeked:
             self._head = next(self._it, None)
+            self._peeked = True
         return self._head
 
-    def pop(self):
+    def pop(self) -> Candidate | None:
         v = self.peek()
-        self._head = self._EMPTY
+        self._peeked = False
         return v
 
 
-def _candidate_sequence(streams):
+def _candidate_sequence(streams: Iterable[_Stream]) -> Iterator[Candidate]:
     """Evicted candidates of each class first (hierarchy, priority, same queue), then the rest."""
     for st in streams:
-        while st.peek() is not None and st.peek()[0].evicted:
-            yield st.pop()
+        while (c := st.peek()) is not None and c[0].evicted:
+            st.pop()
+            yield c
     for st in streams:
-        while st.peek() is not None:
-            yield st.pop()
+        while (c := st.peek()) is not None:
+            st.pop()
+            yield c

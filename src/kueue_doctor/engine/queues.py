@@ -10,15 +10,17 @@ import hashlib
 import heapq
 import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Optional
+from typing import Any
 
-from ..kueue.logvocab import (REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION,  # noqa: F401
-                              REQUEUE_GENERIC as GENERIC, REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH,
-                              REQUEUE_NO_FIT as NO_FIT, REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION,
-                              REQUEUE_PREEMPTION_FAILED as PREEMPTION_FAILED,
-                              REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES)
+from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
+from ..kueue.logvocab import REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH
+from ..kueue.logvocab import REQUEUE_NO_FIT as NO_FIT
+from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION
+from ..kueue.logvocab import REQUEUE_PREEMPTION_FAILED as PREEMPTION_FAILED
+from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES
 from .workload import WorkloadInfo
 
 IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMigration", PREEMPTION_FAILED}
@@ -27,10 +29,11 @@ IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMi
 def scheduling_hash(wi: WorkloadInfo) -> str:
     """Workloads that Kueue treats as the same shape (computeSchedulingHash): same priority and
     pod-set shapes, whatever their names, namespaces or timestamps."""
-    shape = {"priority": wi.priority, "podSets": []}
-    for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets):
+    pod_sets: list[dict[str, Any]] = []  # JSON-ready, only ever hashed
+    shape = {"priority": wi.priority, "podSets": pod_sets}
+    for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets, strict=True):
         t = spec_ps.template
-        shape["podSets"].append({
+        pod_sets.append({
             "name": ps.name, "count": ps.count, "minCount": ps.min_count, "requests": sorted(ps.per_pod.items()),
             "nodeSelector": sorted(t.node_selector.items()),
             "affinity": [[(e.key, e.operator, tuple(e.values)) for e in term.match_expressions]
@@ -48,52 +51,61 @@ class QueuedState:
     hash: str = ""
 
 
+# (not sticky, -priority, queue order timestamp, uid): the heap order of a pending workload
+SortKey = tuple[bool, int, datetime, str]
+# (sort key, push sequence, workload); the sequence is unique, so workloads are never compared
+_Entry = tuple[SortKey, int, WorkloadInfo]
+
+
 class ClusterQueueQueue:
     def __init__(self, name: str, strategy: str, equivalence: bool):
         self.name = name
         self.strategy = strategy
         self.equivalence = equivalence and strategy == "BestEffortFIFO"
-        self._heap: list = []
-        self._entries: dict[str, tuple] = {}   # key -> heap entry (lazy deletion)
+        self._heap: list[_Entry] = []
+        # key -> its live heap entry; an entry on the heap but not here (or not this very
+        # tuple) was removed or re-pushed, and pop() skips it (lazy deletion)
+        self._entries: dict[str, _Entry] = {}
         self.inadmissible: dict[str, WorkloadInfo] = {}
-        self.sticky: Optional[str] = None          # the preemptor waiting for its victims
+        self.sticky: str | None = None          # the preemptor waiting for its victims
         self.inadmissible_cycle = -1               # cycle of the last requeue of the inadmissible set
         self.inadmissible_hashes: dict[str, str] = {}
-        self.inflight: Optional[WorkloadInfo] = None
+        self.inflight: WorkloadInfo | None = None
         self._seq = itertools.count()
 
     # -- ordering --------------------------------------------------------------------
-    def _key(self, wi: WorkloadInfo):
+    def _key(self, wi: WorkloadInfo) -> SortKey:
         sticky = self.strategy == "BestEffortFIFO" and self.sticky == wi.key
         return (not sticky, -wi.priority, wi.queue_order_timestamp(), wi.uid)
 
     def push(self, wi: WorkloadInfo) -> None:
-        if wi.key in self._entries:
-            self._entries.pop(wi.key)[-1] = None
-        entry = [self._key(wi), next(self._seq), wi]
-        self._entries[wi.key] = entry
+        entry = (self._key(wi), next(self._seq), wi)
+        self._entries[wi.key] = entry  # replaces (and so retires) an earlier entry
         heapq.heappush(self._heap, entry)
 
-    def pop(self) -> Optional[WorkloadInfo]:
+    def pop(self) -> WorkloadInfo | None:
         while self._heap:
             entry = heapq.heappop(self._heap)
-            wi = entry[-1]
-            if wi is None:
+            wi = entry[2]
+            if self._entries.get(wi.key) is not entry:
                 continue
             del self._entries[wi.key]
             return wi
         return None
 
     def remove(self, key: str) -> None:
-        entry = self._entries.pop(key, None)
-        if entry is not None:
-            entry[-1] = None
+        self._entries.pop(key, None)
         self.inadmissible.pop(key, None)
         if self.sticky == key:
             self.sticky = None
 
     def active(self) -> list[WorkloadInfo]:
-        return [e[-1] for e in sorted(self._entries.values())]
+        return [e[2] for e in sorted(self._entries.values())]
+
+    def pending_in_order(self) -> list[WorkloadInfo]:
+        """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
+        would pop them if all were requeued now (the order the guarantee takes work in)."""
+        return sorted([e[-1] for e in self._entries.values()] + list(self.inadmissible.values()), key=self._key)
 
     def __contains__(self, key: str) -> bool:
         return key in self._entries or key in self.inadmissible
@@ -107,7 +119,7 @@ class ClusterQueueQueue:
         # keys embed the sticky flag: re-key the old and the new preemptor
         for key in (old, wi.key):
             if key and key in self._entries:
-                self.push(self._entries[key][-1])
+                self.push(self._entries[key][2])
 
 
 @dataclass
@@ -124,7 +136,11 @@ class QueueManager:
         if name not in self.queues:
             self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
 
-    def cluster_queue_for(self, wi: WorkloadInfo) -> Optional[str]:
+    def pending_in_order(self, cq_name: str) -> list[WorkloadInfo]:
+        q = self.queues.get(cq_name)
+        return q.pending_in_order() if q is not None else []
+
+    def cluster_queue_for(self, wi: WorkloadInfo) -> str | None:
         return self.local_queues.get((wi.namespace, wi.queue_name))
 
     def add(self, wi: WorkloadInfo) -> bool:

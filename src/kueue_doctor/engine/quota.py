@@ -7,8 +7,8 @@ Amounts are ints: millicores for cpu, units otherwise.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
 
 FR = tuple[str, str]
 
@@ -16,19 +16,19 @@ FR = tuple[str, str]
 @dataclass(slots=True)
 class Quota:
     nominal: int = 0
-    borrowing_limit: Optional[int] = None
-    lending_limit: Optional[int] = None
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
 
 
 class QuotaNode:
     """A ClusterQueue or a Cohort in the tree."""
 
-    __slots__ = ("name", "is_cq", "parent", "children", "quotas", "subtree", "usage", "weight", "local")
+    __slots__ = ("children", "is_cq", "local", "name", "parent", "quotas", "subtree", "usage", "weight")
 
     def __init__(self, name: str, is_cq: bool, quotas: dict[FR, Quota], weight: float = 1.0):
         self.name = name
         self.is_cq = is_cq
-        self.parent: Optional[QuotaNode] = None
+        self.parent: QuotaNode | None = None
         self.children: list[QuotaNode] = []
         self.quotas = quotas
         self.subtree: dict[FR, int] = {}
@@ -40,22 +40,22 @@ class QuotaNode:
     def has_parent(self) -> bool:
         return self.parent is not None
 
-    def ancestors(self) -> Iterator["QuotaNode"]:
+    def ancestors(self) -> Iterator[QuotaNode]:
         n = self.parent
         while n is not None:
             yield n
             n = n.parent
 
-    def root(self) -> "QuotaNode":
+    def root(self) -> QuotaNode:
         n = self
         while n.parent is not None:
             n = n.parent
         return n
 
-    def child_cqs(self) -> list["QuotaNode"]:
+    def child_cqs(self) -> list[QuotaNode]:
         return [c for c in self.children if c.is_cq]
 
-    def child_cohorts(self) -> list["QuotaNode"]:
+    def child_cohorts(self) -> list[QuotaNode]:
         return [c for c in self.children if not c.is_cq]
 
     def height(self) -> int:
@@ -79,7 +79,7 @@ class QuotaNode:
         q = self.quotas.get(fr)
         return q.nominal if q is not None else 0
 
-    def borrowing_limit(self, fr: FR) -> Optional[int]:
+    def borrowing_limit(self, fr: FR) -> int | None:
         q = self.quotas.get(fr)
         return q.borrowing_limit if q is not None else None
 

@@ -7,22 +7,29 @@ Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives i
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
 
 from ..api import objects as o
 from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
-from ..kueue.logvocab import (STATUS_ASSUMED as ASSUMED, STATUS_NOMINATED as NOMINATED,  # entry status
-                              STATUS_NOT_NOMINATED as NOT_NOMINATED, STATUS_SKIPPED as SKIPPED)
+from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
+from ..kueue.logvocab import REQUEUE_GENERIC as GENERIC
+from ..kueue.logvocab import REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH
+from ..kueue.logvocab import REQUEUE_NO_FIT as R_NO_FIT
+from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION
+from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES
+from ..kueue.logvocab import STATUS_ASSUMED as ASSUMED  # entry status
+from ..kueue.logvocab import STATUS_NOMINATED as NOMINATED
+from ..kueue.logvocab import STATUS_NOT_NOMINATED as NOT_NOMINATED
+from ..kueue.logvocab import STATUS_SKIPPED as SKIPPED
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target
-from .queues import (FAILED_AFTER_NOMINATION, GENERIC, NAMESPACE_MISMATCH, NO_FIT as R_NO_FIT, PENDING_PREEMPTION,
-                     PREEMPTION_NO_CANDIDATES, QueueManager)
+from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, Snapshot
 from .workload import WorkloadInfo
@@ -32,18 +39,31 @@ from .workload import WorkloadInfo
 class Entry:
     wi: WorkloadInfo
     cq_name: str
-    assignment: Optional[Assignment] = None
+    assignment: Assignment | None = None
     targets: list[Target] = field(default_factory=list)
     status: str = NOT_NOMINATED
     inadmissible_msg: str = ""
     requeue_reason: str = GENERIC
     reason: str = ""          # QuotaReserved=False reason Kueue writes
-    replaced: Optional[ReplacedSlice] = None
+    replaced: ReplacedSlice | None = None
     replaced_key: str = ""
 
     @property
     def key(self) -> str:
         return self.wi.key
+
+    @property
+    def assigned(self) -> Assignment:
+        """The flavor assignment of a nominated entry (an entry found inadmissible has none)."""
+        if self.assignment is None:
+            raise ValueError(f"{self.key} was not nominated: it has no flavor assignment")
+        return self.assignment
+
+
+# (node, usage) added during a cycle, taken off again at its end
+_Undo = list[tuple[QuotaNode, dict[FR, int]]]
+# (ancestor cohort id, workload key) -> the share of the child on the workload's path
+_Shares = dict[tuple[int, str], DRS]
 
 
 class CycleTargets:
@@ -78,7 +98,7 @@ class Scheduler:
     """Drives cycles over a persistent cache (``snapshot``) and queue manager."""
 
     def __init__(self, snapshot: Snapshot, queues: QueueManager, config: EngineConfig,
-                 limit_ranges: Optional[dict[str, list[o.LimitRange]]] = None):
+                 limit_ranges: dict[str, list[o.LimitRange]] | None = None):
         self.snap = snapshot
         self.queues = queues
         self.config = config
@@ -87,14 +107,14 @@ class Scheduler:
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
         res = CycleResult()
-        active = [n for n in sorted(self.snap.cluster_queues)]
+        active = sorted(self.snap.cluster_queues)
         heads = self.queues.heads(active)
         if not heads:
             return res
         preemptor = Preemptor(self.snap, self.config, now)
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
-        undo: list[tuple[QuotaNode, dict[FR, int]]] = []
+        undo: _Undo = []
         preempted_in_cycle = CycleTargets()
         order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
         for e in order:
@@ -118,8 +138,10 @@ class Scheduler:
         return res
 
     # -- nomination ---------------------------------------------------------------------
-    def nominate(self, heads: list[WorkloadInfo], preemptor: Preemptor, now: datetime):
-        entries, inadmissible = [], []
+    def nominate(self, heads: list[WorkloadInfo], preemptor: Preemptor,
+                 now: datetime) -> tuple[list[Entry], list[Entry]]:
+        entries: list[Entry] = []
+        inadmissible: list[Entry] = []
         for wi in heads:
             cq_name = self.queues.cluster_queue_for(wi) or ""
             e = Entry(wi, cq_name)
@@ -143,7 +165,7 @@ class Scheduler:
             entries.append(e)
         return entries, inadmissible
 
-    def admissibility(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> Optional[tuple[str, str]]:
+    def admissibility(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> tuple[str, str] | None:
         if self.snap.namespaces:
             labels = self.snap.namespaces.get(wi.namespace)
             if labels is None:
@@ -167,12 +189,15 @@ class Scheduler:
                                     for ps in old.pod_sets])
         e.replaced_key = ref
 
-    def assigner(self, wi, cq, preemptor, replaced=None, nomination=None) -> FlavorAssigner:
+    def assigner(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
+                 replaced: ReplacedSlice | None = None,
+                 nomination: dict[tuple[int, str], str] | None = None) -> FlavorAssigner:
         return FlavorAssigner(wi, cq, self.snap.flavors, self.config, preemptor.simulate, replaced,
                               nomination=nomination)
 
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
-                        replaced: Optional[ReplacedSlice] = None, nomination=None):
+                        replaced: ReplacedSlice | None = None,
+                        nomination: dict[tuple[int, str], str] | None = None) -> tuple[Assignment, list[Target]]:
         fa = self.assigner(wi, cq, preemptor, replaced, nomination)
         full = fa.assign()
         mode = full.representative_mode()
@@ -190,19 +215,21 @@ class Scheduler:
                 return found
         return full, []
 
-    def reduce_pod_sets(self, wi, cq, fa: FlavorAssigner, preemptor: Preemptor):
+    def reduce_pod_sets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, fa: FlavorAssigner,
+                        preemptor: Preemptor) -> tuple[Assignment, list[Target]] | None:
         """PodSetReducer.Search: the largest counts (down to minCount) that fit or can preempt."""
         deltas = [(ps.count - ps.min_count) if ps.min_count is not None and ps.min_count < ps.count else 0
                   for ps in wi.pod_sets]
         total = sum(deltas)
-        results: dict[int, tuple] = {}
+        results: dict[int, tuple[bool, Assignment, list[Target]]] = {}  # (fits or can preempt, ...)
 
-        def attempt(i: int):
+        def attempt(i: int) -> tuple[bool, Assignment, list[Target]]:
             if i not in results:
-                counts = [ps.count - (d * i // total) for ps, d in zip(wi.pod_sets, deltas)]
+                counts = [ps.count - (d * i // total) for ps, d in zip(wi.pod_sets, deltas, strict=True)]
                 a = fa.assign(counts)
                 m = a.representative_mode()
-                ok, targets = False, []
+                ok = False
+                targets: list[Target] = []
                 if m == FIT:
                     ok = True
                 elif m == PREEMPT:
@@ -226,12 +253,12 @@ class Scheduler:
     def classical_order(self, entries: list[Entry]) -> list[Entry]:
         prio = self.config.gate("PrioritySortingWithinCohort")
 
-        def key(e: Entry):
-            return (not e.wi.obj.is_true("QuotaReserved"), e.assignment.borrows(),
+        def key(e: Entry) -> tuple[bool, int, int, datetime]:
+            return (not e.wi.obj.is_true("QuotaReserved"), e.assigned.borrows(),
                     -e.wi.priority if prio else 0, e.wi.queue_order_timestamp())
         return sorted(entries, key=key)
 
-    def fair_sharing_order(self, entries: list[Entry]):
+    def fair_sharing_order(self, entries: list[Entry]) -> Iterator[Entry]:
         """The fair-sharing tournament: pop one entry at a time, shares re-read on every pop."""
         remaining = {e.cq_name: e for e in entries}
         while remaining:
@@ -248,23 +275,23 @@ class Scheduler:
                 continue
             yield remaining.pop(winner.cq_name)
 
-    def _tournament_shares(self, root: QuotaNode, remaining: dict[str, Entry]) -> dict[tuple[int, str], DRS]:
-        drs = {}
+    def _tournament_shares(self, root: QuotaNode, remaining: dict[str, Entry]) -> _Shares:
+        drs: _Shares = {}
         mode = self.config.drs_mode
         for name, e in remaining.items():
             cq = self.snap.cluster_queues[name]
             if cq.node.root() is not root:
                 continue
-            cq.node.add_usages(e.assignment.usage)
+            cq.node.add_usages(e.assigned.usage)
             node = cq.node
             while node.parent is not None:
                 drs[(id(node.parent), e.key)] = dominant_resource_share(node, None, mode)
                 node = node.parent
-            cq.node.remove_usages(e.assignment.usage)
+            cq.node.remove_usages(e.assigned.usage)
         return drs
 
-    def _tournament(self, cohort: QuotaNode, remaining: dict[str, Entry], drs) -> Optional[Entry]:
-        candidates = []
+    def _tournament(self, cohort: QuotaNode, remaining: dict[str, Entry], drs: _Shares) -> Entry | None:
+        candidates: list[Entry] = []
         for child in cohort.children:
             if child.is_cq:
                 if child.name in remaining:
@@ -273,17 +300,17 @@ class Scheduler:
                 w = self._tournament(child, remaining, drs)
                 if w is not None:
                     candidates.append(w)
-        best = None
+        best: Entry | None = None
         for c in candidates:
             if best is None or self._less(c, best, cohort, drs):
                 best = c
         return best
 
-    def _less(self, a: Entry, b: Entry, cohort: QuotaNode, drs) -> bool:
+    def _less(self, a: Entry, b: Entry, cohort: QuotaNode, drs: _Shares) -> bool:
         da, db = drs[(id(cohort), a.key)], drs[(id(cohort), b.key)]
         if self.config.gate("FairSharingPrioritizeNonBorrowing"):
-            ba = da.is_borrowing_on([fr for fr, v in a.assignment.usage.items() if v > 0])
-            bb = db.is_borrowing_on([fr for fr, v in b.assignment.usage.items() if v > 0])
+            ba = da.is_borrowing_on([fr for fr, v in a.assigned.usage.items() if v > 0])
+            bb = db.is_borrowing_on([fr for fr, v in b.assigned.usage.items() if v > 0])
             if ba != bb:
                 return not ba
         c = compare_drs(da, db)
@@ -302,12 +329,12 @@ class Scheduler:
             self.snap.add_workload(t.wi, t.cluster_queue)
         return ok
 
-    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: "CycleTargets",
-                      undo: list, res: CycleResult, now: datetime) -> None:
+    def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
+                      undo: _Undo, res: CycleResult, now: datetime) -> None:
         cq = self.snap.cluster_queues[e.cq_name]
-        a = e.assignment
+        a = e.assigned
         mode = a.representative_mode()
-        usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         # victims in other cohort trees cannot change what this queue can use
         removed = dict(cycle_targets.tree(cq))
         removed.update({t.key: t for t in e.targets})
@@ -315,7 +342,7 @@ class Scheduler:
         if any(t.key in cycle_targets for t in e.targets) and \
                 self.config.gate("RecomputeAssignmentUponPreemptionTargetsOverlap"):
             mode, fits = self._recompute(e, cq, preemptor, cycle_targets)
-            a = e.assignment
+            a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         if mode == NO_FIT:
             e.requeue_reason = R_NO_FIT
@@ -369,12 +396,14 @@ class Scheduler:
         e.status = ASSUMED
         res.admitted.append(e)
 
-    def _recompute(self, e: Entry, cq, preemptor, cycle_targets: "CycleTargets"):
+    def _recompute(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
+                   cycle_targets: CycleTargets) -> tuple[int, bool]:
+        """Assign again without this cycle's targets: -> (mode, fits)."""
         preemptor.forget()
         tree = cycle_targets.tree(cq)
         for t in tree.values():
             self.snap.remove_workload(t.wi)
-        nomination = {(i, res): f.name for i, ps in enumerate(e.assignment.pod_sets) for res, f in ps.flavors.items()}
+        nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
@@ -387,11 +416,11 @@ class Scheduler:
         e.assignment, e.targets = a, targets
         removed = dict(tree)
         removed.update({t.key: t for t in targets})
-        usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         return mode, self.fits(cq, usage, removed)
 
     def resources_to_reserve(self, cq: ClusterQueueSnapshot, a: Assignment) -> dict[FR, int]:
-        out = {}
+        out: dict[FR, int] = {}
         node = cq.node
         for fr, v in a.usage.items():
             used = node.usage.get(fr, 0)
@@ -405,8 +434,8 @@ class Scheduler:
     # -- admission into the cache ---------------------------------------------------------
     def admit(self, e: Entry, now: datetime) -> None:
         wi = e.wi
-        usage = {}
-        for ps in e.assignment.pod_sets:
+        usage: dict[FR, int] = {}
+        for ps in e.assigned.pod_sets:
             for res, f in ps.flavors.items():
                 fr = (f.name, res)
                 usage[fr] = usage.get(fr, 0) + ps.requests.get(res, 0)
@@ -447,5 +476,6 @@ def invalid_resources(wl: o.Workload, limit_ranges: list[o.LimitRange]) -> str:
                     for res, mn in item.min.items():
                         q = c.requests.get(res)
                         if q is not None and q.value < mn.value:
-                            return f"resource validation failed: {res} of container {c.name} is below the LimitRange min"
+                            return (f"resource validation failed: {res} of container {c.name} "
+                                    "is below the LimitRange min")
     return ""

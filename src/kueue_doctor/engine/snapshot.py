@@ -4,14 +4,15 @@ Upstream: pkg/cache/scheduler/snapshot.go, clusterqueue_snapshot.go, cohort_snap
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 from ..api import objects as o
+from ..api.quantity import Quantity
 from ..api.state import ClusterState
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
-from .workload import WorkloadInfo
+from .workload import CandKey, WorkloadInfo
 
 
 @dataclass(slots=True)
@@ -35,14 +36,26 @@ def quotas_of(groups: list[o.ResourceGroup]) -> dict[FR, Quota]:
     return quotas
 
 
-def weight_of(q: Optional[o.Quantity]) -> float:
+def weight_of(q: Quantity | None) -> float:
     return float(q.value) if q is not None else 1.0
 
 
 class ClusterQueueSnapshot:
-    __slots__ = ("name", "obj", "node", "groups", "workloads", "active", "inactive_reason",
-                 "fungibility", "preemption", "strategy", "namespace_selector", "allocatable_generation",
-                 "_sorted")
+    __slots__ = (
+        "_sorted",
+        "active",
+        "allocatable_generation",
+        "fungibility",
+        "groups",
+        "inactive_reason",
+        "name",
+        "namespace_selector",
+        "node",
+        "obj",
+        "preemption",
+        "strategy",
+        "workloads",
+    )
 
     def __init__(self, obj: o.ClusterQueue, node: QuotaNode):
         self.name = obj.meta.name
@@ -58,7 +71,7 @@ class ClusterQueueSnapshot:
         self.strategy = obj.queueing_strategy
         self.namespace_selector = obj.namespace_selector
         self.allocatable_generation = 0
-        self._sorted: Optional[list[WorkloadInfo]] = None
+        self._sorted: list[WorkloadInfo] | None = None
 
     def sorted_workloads(self) -> list[WorkloadInfo]:
         """Admitted workloads in preemption-candidate order (cached until a lasting change)."""
@@ -70,7 +83,7 @@ class ClusterQueueSnapshot:
         self._sorted = None
         self.allocatable_generation += 1
 
-    def group_for(self, resource: str) -> Optional[FlavorGroup]:
+    def group_for(self, resource: str) -> FlavorGroup | None:
         for g in self.groups:
             if resource in g.covered:
                 return g
@@ -80,14 +93,14 @@ class ClusterQueueSnapshot:
         return self.group_for(resource) is not None
 
     @property
-    def parent(self) -> Optional[QuotaNode]:
+    def parent(self) -> QuotaNode | None:
         return self.node.parent
 
     def __repr__(self) -> str:
         return f"ClusterQueueSnapshot({self.name})"
 
 
-def _cand_key(wi: WorkloadInfo):
+def _cand_key(wi: WorkloadInfo) -> CandKey:
     return wi.cand_key
 
 
@@ -101,7 +114,7 @@ class Snapshot:
         self.workload_cq: dict[str, str] = {}
 
     # -- workloads -----------------------------------------------------------------
-    def add_workload(self, wi: WorkloadInfo, cq_name: Optional[str] = None, lasting: bool = False) -> None:
+    def add_workload(self, wi: WorkloadInfo, cq_name: str | None = None, lasting: bool = False) -> None:
         """Add a workload's usage. Temporary changes (the default) must be undone by the caller
         before the cycle ends; ``lasting`` ones (admission) refresh the cached orderings."""
         cq = self.cluster_queues[cq_name or wi.cluster_queue]
@@ -132,7 +145,7 @@ class Snapshot:
 
 
 def build_snapshot(state: ClusterState, config: EngineConfig,
-                   workloads: Optional[list[WorkloadInfo]] = None) -> Snapshot:
+                   workloads: list[WorkloadInfo] | None = None) -> Snapshot:
     """A snapshot of the cluster: active CQs in their cohort trees, with admitted usage.
 
     ``workloads`` defaults to every workload of ``state`` that holds a quota reservation.
@@ -143,12 +156,12 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
 
     cohort_objs = state.cohorts
     names = set(cohort_objs)
-    for cq in state.cluster_queues.values():
-        if cq.cohort:
-            names.add(cq.cohort)
-    for co in cohort_objs.values():
-        if co.parent:
-            names.add(co.parent)
+    for cq_obj in state.cluster_queues.values():
+        if cq_obj.cohort:
+            names.add(cq_obj.cohort)
+    for cohort_obj in cohort_objs.values():
+        if cohort_obj.parent:
+            names.add(cohort_obj.parent)
 
     def parent_of(name: str) -> str:
         co = cohort_objs.get(name)

@@ -6,15 +6,17 @@ totalRequestsFromAdmission, GetQueueOrderTimestamp), pkg/util/priority.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Optional
+from datetime import UTC, datetime
 
 from ..api import objects as o
+from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)
 Requests = dict[str, int]
+# CandidatesOrdering less its "same ClusterQueue" term: (not evicted, priority, -reserved at, uid)
+CandKey = tuple[bool, int, float, str]
 
-EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def amounts(resources: o.ResourceList) -> Requests:
@@ -66,22 +68,39 @@ class PodSetRequests:
     name: str
     count: int
     per_pod: Requests
-    min_count: Optional[int] = None
+    min_count: int | None = None
     flavors: dict[str, str] = field(default_factory=dict)   # set for admitted workloads
 
     def total(self) -> Requests:
         return {r: v * self.count for r, v in self.per_pod.items()}
 
-    def scaled_to(self, count: int) -> "PodSetRequests":
+    def scaled_to(self, count: int) -> PodSetRequests:
         return PodSetRequests(self.name, count, dict(self.per_pod), self.min_count, dict(self.flavors))
 
 
 class WorkloadInfo:
     """A workload as the scheduler sees it. ``usage`` is what it holds when admitted."""
 
-    __slots__ = ("obj", "key", "namespace", "name", "uid", "priority", "creation", "pod_sets",
-                 "cluster_queue", "usage", "_evicted", "_reserved_at", "queue_name", "cand_key",
-                 "_order_ts", "last_assignment", "preempted_reason", "eviction_reason", "extra")
+    __slots__ = (
+        "_evicted",
+        "_order_ts",
+        "_reserved_at",
+        "cand_key",
+        "cluster_queue",
+        "creation",
+        "eviction_reason",
+        "key",
+        "last_assignment",
+        "name",
+        "namespace",
+        "obj",
+        "pod_sets",
+        "preempted_reason",
+        "priority",
+        "queue_name",
+        "uid",
+        "usage",
+    )
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction"):
         self.obj = obj
@@ -101,17 +120,16 @@ class WorkloadInfo:
         self._reserved_at = qr.last_transition_time if qr and qr.status == "True" else None
         self._refresh_key()
         self._order_ts = self._queue_order_timestamp(obj, requeuing_timestamp)
-        self.last_assignment = None
+        self.last_assignment: Assignment | None = None
         self.preempted_reason = ""
         self.eviction_reason = ""
-        self.extra: dict = {}
 
     # CandidatesOrdering without the "same ClusterQueue" term, kept precomputed because
     # preemption sorts thousands of candidates per cycle: evicted first, lower priority,
     # most recently reserved (never reserved counts as now, i.e. most recent), UID.
     def _refresh_key(self) -> None:
         ts = self._reserved_at.timestamp() if self._reserved_at is not None else float("inf")
-        self.cand_key = (not self._evicted, self.priority, -ts, self.uid)
+        self.cand_key: CandKey = (not self._evicted, self.priority, -ts, self.uid)
 
     @property
     def evicted(self) -> bool:
@@ -123,11 +141,11 @@ class WorkloadInfo:
         self._refresh_key()
 
     @property
-    def quota_reserved_at(self):
+    def quota_reserved_at(self) -> datetime | None:
         return self._reserved_at
 
     @quota_reserved_at.setter
-    def quota_reserved_at(self, v) -> None:
+    def quota_reserved_at(self, v: datetime | None) -> None:
         self._reserved_at = v
         self._refresh_key()
 

@@ -13,7 +13,7 @@ free GPUs share a *state id*, so FGD scores are computed once per state, not onc
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -50,8 +50,8 @@ class FragModel:
 
 
 class Cluster:
-    def __init__(self, nodes: Sequence[NodeShape], order: Optional[Sequence[int]] = None,
-                 typical: Optional[Sequence[TypicalShape]] = None):
+    def __init__(self, nodes: Sequence[NodeShape], order: Sequence[int] | None = None,
+                 typical: Sequence[TypicalShape] | None = None):
         order = list(range(len(nodes))) if order is None else list(order)
         self.nodes = [nodes[i] for i in order]
         n = len(self.nodes)
@@ -80,13 +80,13 @@ class Cluster:
         self.tags = np.zeros(n, dtype=np.int64)  # GpuClustering: bit set per affinity tag present
         self._tag_bits: dict[str, int] = {}
         self._elig: dict[tuple, np.ndarray] = {}
-        self.model: Optional[FragModel] = None
+        self.model: FragModel | None = None
         if typical is not None:
             self._attach_measure(typical)
 
     # -- fit ----------------------------------------------------------------------------
     def eligible_mask(self, pod: PodShape) -> np.ndarray:
-        key = selector_key(pod) + (pod.gpus,)
+        key = (*selector_key(pod), pod.gpus)
         mask = self._elig.get(key)
         if mask is None:
             ok = np.array([eligible(rep, pod) for rep in self.kind_reps], dtype=bool)
@@ -114,7 +114,7 @@ class Cluster:
         return self._tag_bits[tag]
 
     # -- commit -------------------------------------------------------------------------
-    def place(self, j: int, pod: PodShape, gpu_value: Optional[int] = None) -> None:
+    def place(self, j: int, pod: PodShape, gpu_value: int | None = None) -> None:
         """Bind ``pod`` to row ``j``.
 
         A share pod goes on a GPU with ``gpu_value`` free (the policy's choice; the tightest
@@ -139,14 +139,14 @@ class Cluster:
             self.tags[j] |= self.tag_bit(pod.affinity_tag())
         if self.model is not None:
             old = self.node_frag[j]
-            sid = self._state_id(j)
+            sid = self._state_id(j, self.model)
             self.sid[j] = sid
             self.node_frag[j] = self.st_frag[sid]
             self.frag_total += self.node_frag[j] - old
 
     # -- FGD measure and per-state cache -------------------------------------------------
     def _attach_measure(self, typical: Sequence[TypicalShape]) -> None:
-        self.model = FragModel(typical, self.kind_reps, self.width)
+        model = self.model = FragModel(typical, self.kind_reps, self.width)
         self._states: dict[tuple, int] = {}
         cap = 256
         self.st_cpu = np.zeros(cap, dtype=np.int64)
@@ -155,11 +155,11 @@ class Cluster:
         self.st_frag = np.zeros(cap, dtype=np.float64)
         self.scores = np.full((cap, 8), -1, dtype=np.int16)   # [state, pod shape id] -> score
         self.choice = np.zeros((cap, 8), dtype=np.int32)      # share pods: free milli of the GPU to use
-        self.sid = np.array([self._state_id(j) for j in range(len(self.cpu))], dtype=np.int64)
+        self.sid = np.array([self._state_id(j, model) for j in range(len(self.cpu))], dtype=np.int64)
         self.node_frag = self.st_frag[self.sid].copy()
         self.frag_total = float(self.node_frag.sum())
 
-    def _state_id(self, j: int) -> int:
+    def _state_id(self, j: int, model: FragModel) -> int:
         key = (int(self.kind[j]), int(self.cpu[j]), self.free[j].tobytes())
         sid = self._states.get(key)
         if sid is None:
@@ -169,7 +169,7 @@ class Cluster:
             self.st_cpu[sid] = self.cpu[j]
             self.st_kind[sid] = self.kind[j]
             self.st_free[sid] = self.free[j]
-            self.st_frag[sid] = self.model.frag(self.cpu[j:j + 1], self.free[j:j + 1], self.kind[j:j + 1])[0]
+            self.st_frag[sid] = model.frag(self.cpu[j:j + 1], self.free[j:j + 1], self.kind[j:j + 1])[0]
         return sid
 
     def _grow_states(self) -> None:

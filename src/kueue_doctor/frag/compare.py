@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from .policies import policy_class
 from .replay import replay
@@ -34,7 +34,7 @@ def _load(nodes_path: str, pods_path: str):
     return read_nodes(nodes_path), read_pods(pods_path)
 
 
-def run_one(nodes_path: str, pods_path: str, policy: str, seed: int, tune: Optional[float]) -> Run:
+def run_one(nodes_path: str, pods_path: str, policy: str, seed: int, tune: float | None) -> Run:
     nodes, pods = _load(nodes_path, pods_path)
     start = time.perf_counter()
     r = replay(nodes, pods, policy, seed, tune)
@@ -44,7 +44,7 @@ def run_one(nodes_path: str, pods_path: str, policy: str, seed: int, tune: Optio
 
 
 def run_grid(nodes_path: str, pods_path: str, policies: Sequence[str], seeds: Sequence[int],
-             tune: Optional[float], jobs: int = 0) -> list[Run]:
+             tune: float | None, jobs: int = 0) -> list[Run]:
     # Fail on bad input here, in this process, not inside a worker.
     names = [policy_class(p).name for p in policies]
     _load(nodes_path, pods_path)
@@ -53,7 +53,7 @@ def run_grid(nodes_path: str, pods_path: str, policies: Sequence[str], seeds: Se
     if jobs <= 1 or len(tasks) == 1:
         return [run_one(*t) for t in tasks]
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        return list(pool.map(run_one, *zip(*tasks)))
+        return list(pool.map(run_one, *zip(*tasks, strict=True)))
 
 
 @dataclass
@@ -110,5 +110,6 @@ def table(summaries: Sequence[PolicySummary], columns: Sequence[int] = (90, 100,
                     + [f"{s.frag_median[mid]:.2f}" if mid in s.frag_median else "-",
                        f"{s.failed_mean:.0f}", f"{s.seconds_mean:.2f}"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True)))
                      for r in rows)

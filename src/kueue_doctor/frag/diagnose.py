@@ -7,8 +7,8 @@ would have left for that shape had it placed the same running pods on the same e
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 from .measure import typical_shapes
 from .policies import POLICIES, policy_class
@@ -75,7 +75,7 @@ def verdict(slots: SlotCount, wanted: int) -> str:
 
 def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
             shapes: Sequence[PodShape], policies: Sequence[str] = tuple(POLICIES), seed: int = 0,
-            typical_from: Optional[Sequence[PodShape]] = None) -> dict[str, tuple[list[int], int]]:
+            typical_from: Sequence[PodShape] | None = None) -> dict[str, tuple[list[int], int]]:
     """Re-place ``running`` (in order) on ``empty_nodes`` with each policy.
 
     Returns policy -> (slots left for each of ``shapes``, running pods refused). The node
@@ -97,10 +97,10 @@ def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
 
 
 def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
-             running: Optional[Sequence[PodShape]] = None,
-             empty_nodes: Optional[Sequence[NodeShape]] = None,
+             running: Sequence[PodShape] | None = None,
+             empty_nodes: Sequence[NodeShape] | None = None,
              policies: Sequence[str] = tuple(POLICIES), seed: int = 0,
-             slot_cache: Optional[dict] = None) -> list[ShapeFinding]:
+             slot_cache: dict | None = None) -> list[ShapeFinding]:
     """Findings for each demand; the policy comparison needs ``running`` and ``empty_nodes``.
     ``slot_cache`` (shape -> SlotCount on ``nodes``) is shared by callers asking many times."""
     findings = []
@@ -116,7 +116,7 @@ def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
         results = what_if(empty_nodes, running, shapes, policies, seed,
                           typical_from=[*running, *pending])
         for name, (slots, refused) in results.items():
-            for f, n in zip(findings, slots):
+            for f, n in zip(findings, slots, strict=True):
                 f.policy_slots[name] = n
                 f.policy_refused[name] = refused
     return findings

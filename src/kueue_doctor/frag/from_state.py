@@ -10,8 +10,8 @@ that fits, which is what a device plugin with bin-packing does.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 from ..api import objects as o
 from ..api.state import ClusterState
@@ -29,7 +29,7 @@ MIB = 1 << 20
 DONE_PHASES = ("Succeeded", "Failed")
 
 
-def _annotation(meta: o.Meta, suffix: str) -> Optional[int]:
+def _annotation(meta: o.Meta, suffix: str) -> int | None:
     for k, v in meta.annotations.items():
         if k == suffix or k.endswith("/" + suffix):
             try:
@@ -48,14 +48,14 @@ def _tolerations(tols: Sequence[o.Toleration]) -> tuple[str, ...]:
     return tuple(sorted(set(out)))
 
 
-def pod_shape(spec: o.PodSpec, meta: Optional[o.Meta] = None,
+def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
               extra_labels: dict[str, str] | None = None,
               extra_tolerations: Sequence[o.Toleration] = ()) -> PodShape:
     req = pod_requests(spec)
     gpus = sum(req.get(r, 0) for r in GPU_RESOURCES)
     milli = GPU_MILLI if gpus else 0
     share = _annotation(meta, "gpu-milli") if meta is not None else None
-    if share:
+    if share and meta is not None:
         gpus = gpus or (_annotation(meta, "gpu-count") or 1)
         milli = min(share, GPU_MILLI)
     labels = dict(spec.node_selector)
@@ -150,9 +150,9 @@ class _Key:
 
 
 def queue_demands(state: ClusterState, cluster_queue: str,
-                  now: Optional[list[NodeShape]] = None,
-                  pending: Optional[Sequence[o.Workload]] = None,
-                  slot_cache: Optional[dict] = None) -> list[Demand]:
+                  now: list[NodeShape] | None = None,
+                  pending: Sequence[o.Workload] | None = None,
+                  slot_cache: dict | None = None) -> list[Demand]:
     """Pending pods of a ClusterQueue grouped by shape, each on the flavor with most slots.
 
     Kueue assigns one flavor per pod set, so a shape is counted against the single flavor
@@ -188,7 +188,7 @@ def queue_demands(state: ClusterState, cluster_queue: str,
                 shape = pod_shape(ps.template, None, flavor.node_labels if flavor else {},
                                   flavor.tolerations if flavor else ())
                 options.append((slots_for(shape), fname, shape))
-            slots, fname, shape = max(options, key=lambda t: t[0])
+            _slots, fname, shape = max(options, key=lambda t: t[0])
             key = _Key(shape, fname)
             counts[key] += ps.count
             sources[key].append(f"{ns}/{name}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import html
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from .compare import PolicySummary
 
@@ -24,7 +24,7 @@ def _ticks(lo: float, hi: float, n: int = 6) -> list[float]:
 
 
 def line_chart(title: str, xlabel: str, ylabel: str,
-               series: Sequence[tuple[str, dict[int, float], Optional[dict[int, float]], Optional[dict[int, float]]]],
+               series: Sequence[tuple[str, dict[int, float], dict[int, float] | None, dict[int, float] | None]],
                x_range: tuple[int, int]) -> str:
     """One SVG chart; each series is (name, y per x, optional lower band, optional upper band)."""
     x0, x1 = x_range

@@ -8,7 +8,6 @@ on a GPU picked by the policy; whole-GPU pods take untouched GPUs.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 import numpy as np
 
@@ -28,10 +27,10 @@ def _pick(score: np.ndarray, feas: np.ndarray) -> int:
 class Policy:
     name = ""
 
-    def __init__(self, rng: Optional[random.Random] = None):
+    def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
 
-    def choose(self, cl: Cluster, pod: PodShape, pid: int, feas: np.ndarray) -> tuple[int, Optional[int]]:
+    def choose(self, cl: Cluster, pod: PodShape, pid: int, feas: np.ndarray) -> tuple[int, int | None]:
         """(row of the chosen node, free milli of the GPU a share pod should use or None)."""
         j = _pick(self.score(cl, pod, pid, feas), feas)
         return j, None
@@ -143,6 +142,8 @@ def _gradient_score(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 def fgd_scores(cl: Cluster, pod: PodShape, sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """FGD score of placing ``pod`` on each node state, and for share pods the GPU to use."""
     model = cl.model
+    if model is None:
+        raise ValueError("FGD scores need the cluster's fragmentation measure (Cluster built with typical shapes)")
     cpu = cl.st_cpu[sids] - pod.cpu
     free = cl.st_free[sids]
     kind = cl.st_kind[sids]

@@ -12,8 +12,8 @@ over several seeds, not seed by seed.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class Arrivals:
 
 
 def arrivals(trace: Sequence[TracePod], capacity_milli: int, n_nodes: int, rng: random.Random,
-             tune: Optional[float] = DEFAULT_TUNE) -> Arrivals:
+             tune: float | None = DEFAULT_TUNE) -> Arrivals:
     """The pod sequence and node ranking for one seed.
 
     The tuning quirks are the simulator's: the top-up samples the name-ordered trace with
@@ -92,7 +92,7 @@ class ReplayResult:
 
 
 def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: float,
-                   digits: Optional[int] = 2, columns: int = MAX_COLUMN) -> dict[int, float]:
+                   digits: int | None = 2, columns: int = MAX_COLUMN) -> dict[int, float]:
     """Mean value per integer arrived-% column, falling back to the columns either side.
 
     The column of an event is ``round(arrived / total_gpus / 10)`` with Python's
@@ -100,7 +100,7 @@ def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: flo
     """
     sums: dict[int, float] = {}
     counts: dict[int, int] = {}
-    for a, v in zip(arrived.tolist(), values):
+    for a, v in zip(arrived.tolist(), values, strict=True):
         x = round(a / total_gpus / 10)
         sums[x] = sums.get(x, 0.0) + v
         counts[x] = counts.get(x, 0) + 1
@@ -120,8 +120,8 @@ def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: flo
 class Placer:
     """Places pods one at a time with one policy; a pod that fits nowhere is refused."""
 
-    def __init__(self, nodes: Sequence[NodeShape], policy: Policy, order: Optional[Sequence[int]] = None,
-                 typical: Optional[Sequence[TypicalShape]] = None):
+    def __init__(self, nodes: Sequence[NodeShape], policy: Policy, order: Sequence[int] | None = None,
+                 typical: Sequence[TypicalShape] | None = None):
         self.cluster = Cluster(nodes, order, typical if typical is not None else [])
         self.policy = policy
         self._pids: dict[PodShape, int] = {}
@@ -141,8 +141,8 @@ class Placer:
 
 
 def replay(nodes: Sequence[NodeShape], trace: Sequence[TracePod], policy: str, seed: int,
-           tune: Optional[float] = DEFAULT_TUNE,
-           typical: Optional[list[TypicalShape]] = None) -> ReplayResult:
+           tune: float | None = DEFAULT_TUNE,
+           typical: list[TypicalShape] | None = None) -> ReplayResult:
     """Place every arriving pod with ``policy``; see the module docstring."""
     cls = policy_class(policy)
     rng = random.Random(seed)

@@ -7,8 +7,8 @@ were one big node — and the gap between the two is what fragmentation costs.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .shapes import NodeShape, PodShape, eligible
 

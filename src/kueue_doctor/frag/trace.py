@@ -26,7 +26,7 @@ class TracePod:
 def _rows(path: str, required: tuple[str, ...], what: str):
     """(line number, name, row) for each data row; the name (first column) must be set."""
     try:
-        f = open(path, newline="", encoding="utf-8")
+        f = open(path, newline="", encoding="utf-8")  # noqa: SIM115 - closed by `with f` below; only open() errors are input errors
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", file=path) from None
     with f:

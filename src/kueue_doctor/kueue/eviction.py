@@ -15,10 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final, Optional
+from typing import Final
 
-from .constants import IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING, \
-    IN_COHORT_RECLAMATION
+from .constants import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_FAIR_SHARING,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
+    IN_COHORT_RECLAMATION,
+)
 
 # Preempted condition reason -> the words the message uses for it.
 HUMAN_REASONS: Final[Mapping[str, str]] = {
@@ -80,7 +84,7 @@ class Preemption:
         return names[-1] if names else ""
 
 
-def parse_preemption_message(message: str) -> Optional[Preemption]:
+def parse_preemption_message(message: str) -> Preemption | None:
     """``preemption_message`` read back; None for any other message (other eviction reasons)."""
     m = _MESSAGE.match(message)
     if m is None:
@@ -89,7 +93,7 @@ def parse_preemption_message(message: str) -> Optional[Preemption]:
     return Preemption(m["uid"], m["job"] or "", _REASONS.get(why, ""), why, m["pre"] or "", m["tee"] or "")
 
 
-def preemptor_queue(message: Optional[str]) -> str:
+def preemptor_queue(message: str | None) -> str:
     """The preempting ClusterQueue an eviction message names at the end of its preemptor path; ""
     if the message names none."""
     p = parse_preemption_message(message or "")

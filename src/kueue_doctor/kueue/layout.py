@@ -7,7 +7,7 @@ files a ``--force`` may replace) and to finding the controller's log and the met
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Final
 
 # -- object files: one `kubectl get -o yaml` List each -----------------------------------------
@@ -91,7 +91,7 @@ def format_time(at: datetime) -> str:
     """COLLECTED_AT's form; ``at`` must be timezone-aware (a naive time would be read as local)."""
     if at.tzinfo is None:
         raise ValueError("a snapshot time must be timezone-aware")
-    return at.astimezone(timezone.utc).strftime(_TIME_FORMAT)
+    return at.astimezone(UTC).strftime(_TIME_FORMAT)
 
 
 def parse_time(text: str) -> datetime:

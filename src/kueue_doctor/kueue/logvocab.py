@@ -9,7 +9,7 @@ imported; nothing here is looked up per line.
 from __future__ import annotations
 
 import re
-from typing import Final, Optional
+from typing import Final
 
 # -- what zap writes on every record, in this order --------------------------------------------
 LEVEL: Final = "level"
@@ -169,7 +169,7 @@ def drs_value_text(parent_cohort: str, workload: str, drs: str) -> str:
     return f"{{parentCohort: {parent_cohort}, workload {workload}, drs: {drs}}}"
 
 
-def parse_drs_value_text(text: str) -> Optional[tuple[str, str]]:
+def parse_drs_value_text(text: str) -> tuple[str, str] | None:
     """(workload, drs) from ``drs_value_text``'s form; None if the text is not one. An infinite
     share ("+Inf") is not read: only zero shares matter to the readers."""
     m = _DRS_TEXT.search(text)

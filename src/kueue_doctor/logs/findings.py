@@ -1,6 +1,7 @@
 """Turn accumulated evidence into findings, one rule per cause id (see docs/logs.md)."""
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -74,23 +75,26 @@ def _held(v: Victim) -> float | None:
 
 
 def slow_release(ev: Evidence, grace: float) -> list[Finding]:
-    slow = {}
+    slow: dict[str, Victim] = {}
+    helds: list[float] = []
     for t, v in ev.victims.items():
         held = _held(v)
         if held is None or held < grace or len(_shared(v)) >= 2:
             continue
         slow[t] = v
+        helds.append(held)
     if not slow:
         return []
     cqs = sorted(set().union(*(v.preemptor_cqs for v in slow.values())) - {""})
     first, last = _span([v.first for v in slow.values()] + [v.last for v in slow.values()])
     spacing = {}
     for cq in cqs:
-        times = [t for t in ev.queues[cq].admit_times if first <= t <= last + grace] if first else []
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        # (_span gives both ends or neither)
+        times = ([t for t in ev.queues[cq].admit_times if first <= t <= last + grace]
+                 if first and last is not None else [])
+        gaps = [b - a for a, b in itertools.pairwise(times)]
         if gaps:
             spacing[cq] = round(median(gaps), 3)
-    helds = [_held(v) for v in slow.values()]
     return [Finding(
         "slow-preemption-release", len(slow), first, last, cqs,
         sorted(slow) + sorted(set().union(*(v.preemptors for v in slow.values())) - {""}),
@@ -123,8 +127,8 @@ def head_of_line(ev: Evidence) -> list[Finding]:
     for cq, q in sorted(ev.queues.items()):
         for wl, h in q.heads.items():
             span = (h.last - h.first) if h.first is not None and h.last is not None else 0
-            if h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN \
-                    and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED):
+            if (h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN
+                    and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED)):
                 out.append((cq, wl, h))
     if not out:
         return []
@@ -152,8 +156,9 @@ def inactive(ev: Evidence) -> list[Finding]:
 
 
 def controller_health(ev: Evidence) -> tuple[dict, list[Finding]]:
+    errors = sum(ev.errors.values())
     health = {
-        "errors": sum(ev.errors.values()), "errorMessages": dict(ev.errors.most_common(10)),
+        "errors": errors, "errorMessages": dict(ev.errors.most_common(10)),
         "conflicts": ev.conflicts, "leaderEvents": [[format_ts(t), m] for t, m in ev.leader_events],
         "restarts": ev.restarts, "cycles": ev.cycles,
         "cycleSecondsMean": round(ev.cycle_total / ev.cycles, 6) if ev.cycles else None,
@@ -164,8 +169,8 @@ def controller_health(ev: Evidence) -> tuple[dict, list[Finding]]:
         reasons.append(f"{len(ev.leader_events)} leader-election event(s)")
     if ev.restarts:
         reasons.append(f"{ev.restarts} manager start(s)")
-    if health["errors"] >= ERRORS_UNHEALTHY:
-        reasons.append(f"{health['errors']} error line(s)")
+    if errors >= ERRORS_UNHEALTHY:
+        reasons.append(f"{errors} error line(s)")
     if ev.conflicts >= CONFLICTS_UNHEALTHY:
         reasons.append(f"{ev.conflicts} update conflict(s)")
     if ev.cycle_slow:
@@ -174,6 +179,6 @@ def controller_health(ev: Evidence) -> tuple[dict, list[Finding]]:
         return health, []
     times = [t for t, _ in ev.leader_events]
     first, last = _span(times) if times else (ev.first, ev.last)
-    count = len(ev.leader_events) + ev.restarts + health["errors"] + ev.conflicts + ev.cycle_slow
+    count = len(ev.leader_events) + ev.restarts + errors + ev.conflicts + ev.cycle_slow
     return health, [Finding("controller-unhealthy", count, first, last, [], [], ev.error_examples[:3],
                             "; ".join(reasons), health)]

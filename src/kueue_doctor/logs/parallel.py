@@ -9,6 +9,7 @@ one process.
 from __future__ import annotations
 
 import io
+import itertools
 import multiprocessing
 import os
 import stat
@@ -82,7 +83,7 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
     stats = ReadStats()
     tape: list = []
     try:
-        f = open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 - closed by `with f` below; only open() errors are input errors
     except OSError as e:
         raise InputError(e.strerror or str(e), file=path) from None
     with f:
@@ -104,7 +105,7 @@ def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int
 
     size = os.fstat(stream.fileno()).st_size
     bounds = _bounds(stream, size, chunk_size * PIECES_PER_RANGE)
-    ranges = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+    ranges = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
     window = ev.since is not None or ev.until is not None
     if workers is None:
         workers = (os.cpu_count() or 1) if size >= AUTO_MIN_SIZE else 1

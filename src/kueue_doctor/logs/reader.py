@@ -12,13 +12,22 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import cast
 
 from ..errors import InputError
-from ..kueue.logvocab import (ASSIGNMENT_BORROWING, CALLER, KEY_NOMINATED_ASSIGNMENT, KEY_PREEMPTED, LEVEL, LOGGER,
-                              MSG, TS)
+from ..kueue.logvocab import (
+    ASSIGNMENT_BORROWING,
+    CALLER,
+    KEY_NOMINATED_ASSIGNMENT,
+    KEY_PREEMPTED,
+    LEVEL,
+    LOGGER,
+    MSG,
+    TS,
+)
 
 CHUNK = 4 << 20
 MAX_LINE = 4 << 20
@@ -43,7 +52,7 @@ def open_sources(source) -> Iterator[tuple[str, io.BufferedIOBase]]:
     if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and _is_line(source)):
         source = [source]
     if isinstance(source, (io.IOBase,)):
-        yield "<stream>", source
+        yield "<stream>", cast(io.BufferedIOBase, source)  # any binary stream: only read() is used
         return
     pending_lines: list[bytes] = []
     for item in source:
@@ -60,11 +69,12 @@ def open_sources(source) -> Iterator[tuple[str, io.BufferedIOBase]]:
 
 
 def _open_path(path: str) -> io.BufferedIOBase:
+    raw: io.BufferedIOBase
     if path == "-":
-        raw = sys.stdin.buffer
+        raw = cast(io.BufferedIOBase, sys.stdin.buffer)  # a BufferedReader at run time
     else:
         try:
-            raw = open(path, "rb")
+            raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
         except OSError as e:
             raise InputError(e.strerror or str(e), file=path) from None
     head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
@@ -135,7 +145,7 @@ def decode_json(line: bytes) -> dict | None:
             extra[BORROWING] = int(m.group(1))
         tail = line.rfind(_PREEMPTED_TAIL)
         if tail > cut:
-            try:
+            try:  # noqa: SIM105 - per log line: try/except is cheaper than contextlib.suppress
                 extra[KEY_PREEMPTED] = json.loads(line[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
             except ValueError:
                 pass

@@ -11,18 +11,64 @@ from __future__ import annotations
 import json
 import re
 
-from ..kueue.logvocab import (ASSIGNMENT_BORROWING, CALLER, CONFLICT, ERROR_LEVELS, KEY_ADDED, KEY_ASSIGNMENTS,
-                              KEY_CLUSTER_QUEUE, KEY_COUNT, KEY_FLAVORS, KEY_NAME, KEY_NAMESPACE,
-                              KEY_PARENT_COHORT, KEY_PREEMPTING_WORKLOAD, KEY_QUEUE, KEY_REASON,
-                              KEY_REQUEUE_REASON, KEY_RESOURCE_USAGE, KEY_ROOT_COHORT, KEY_SCHEDULING_CYCLE,
-                              KEY_STATUS, KEY_TARGET_WORKLOAD, KEY_WORKLOAD, LEVEL, LEVEL_ERROR, LOGGER, MSG,
-                              MSG_ACQUIRING_LEASE, MSG_ADMITTED, MSG_CYCLE_COMPLETE, MSG_ELECTION_LOST, MSG_EVALUATED,
-                              MSG_PREEMPTION_ISSUED, MSG_PREEMPTION_ONGOING, MSG_REQUEUED, MSG_STOPPED_LEADING,
-                              REPLICA_ROLE, REQUEUE_GENERIC, STATUS_ASSUMED, STATUS_NOMINATED, STATUS_SKIPPED, TS)
-from .reader import (_BORROWING, _CUT, _PREEMPTED_TAIL, CHUNK, MAX_LINE, ReadStats, chunks,
-                     decode_console, decode_json, looks_console, open_sources)
+from ..kueue.logvocab import (
+    ASSIGNMENT_BORROWING,
+    CALLER,
+    CONFLICT,
+    ERROR_LEVELS,
+    KEY_ADDED,
+    KEY_ASSIGNMENTS,
+    KEY_CLUSTER_QUEUE,
+    KEY_COUNT,
+    KEY_FLAVORS,
+    KEY_NAME,
+    KEY_NAMESPACE,
+    KEY_PARENT_COHORT,
+    KEY_PREEMPTING_WORKLOAD,
+    KEY_QUEUE,
+    KEY_REASON,
+    KEY_REQUEUE_REASON,
+    KEY_RESOURCE_USAGE,
+    KEY_ROOT_COHORT,
+    KEY_SCHEDULING_CYCLE,
+    KEY_STATUS,
+    KEY_TARGET_WORKLOAD,
+    KEY_WORKLOAD,
+    LEVEL,
+    LEVEL_ERROR,
+    LOGGER,
+    MSG,
+    MSG_ACQUIRING_LEASE,
+    MSG_ADMITTED,
+    MSG_CYCLE_COMPLETE,
+    MSG_ELECTION_LOST,
+    MSG_EVALUATED,
+    MSG_PREEMPTION_ISSUED,
+    MSG_PREEMPTION_ONGOING,
+    MSG_REQUEUED,
+    MSG_STOPPED_LEADING,
+    REPLICA_ROLE,
+    REQUEUE_GENERIC,
+    STATUS_ASSUMED,
+    STATUS_NOMINATED,
+    STATUS_SKIPPED,
+    TS,
+)
+from .reader import (
+    _BORROWING,
+    _CUT,
+    _PREEMPTED_TAIL,
+    CHUNK,
+    MAX_LINE,
+    ReadStats,
+    chunks,
+    decode_console,
+    decode_json,
+    looks_console,
+    open_sources,
+)
 from .report import LogReport, build_report
-from .signatures import CYCLE_KEY, MESSAGES, NEEDLES, SKIPPED, Evidence, _HANDLERS, cycle_duration, key, part
+from .signatures import _HANDLERS, CYCLE_KEY, MESSAGES, NEEDLES, SKIPPED, Evidence, cycle_duration, key, part
 from .timeparse import parse_ts
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
@@ -47,7 +93,7 @@ def scan(source, since: float | None = None, until: float | None = None, *,
     for files over a few chunks, 1: none); streams (.gz, stdin, lines) are read in this process.
     The report does not depend on ``workers`` or ``chunk_size``.
     """
-    from .parallel import scan_file, regular_file
+    from .parallel import regular_file, scan_file
 
     stats = ReadStats()
     ev = Evidence(since, until)
@@ -273,8 +319,8 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
             le = find(b"\n", p, b)
             errs.append((p, le, 0))
             p = find(_ERROR, le, b)
-        spans = sorted({(ls, le) for ls, le, _ in spans + errs})
-        spans = [(ls, le, 0) for ls, le in spans]
+        lines = sorted({(ls, le) for ls, le, _ in spans + errs})
+        spans = [(ls, le, 0) for ls, le in lines]
     ascii_ = buf.isascii()
     conflicts = buf.find(_CONFLICT, a, b) >= 0
     append = tape.append
@@ -283,7 +329,7 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
         if kind and kind != _CYCLE and (ascii_ or line.isascii()):
             e = _fast(line, kind, window)
             if e is not None:
-                append(e + ((conflicts and _CONFLICT in line),))
+                append((*e, conflicts and _CONFLICT in line))
                 continue
         d = None if window else cycle_duration(line)
         if d is not None:
@@ -365,7 +411,7 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
             if status == STATUS_SKIPPED:
                 tail = extra.rfind(_PREEMPTED_TAIL)
                 if tail > 0:
-                    try:
+                    try:  # noqa: SIM105 - per log line: try/except is cheaper than contextlib.suppress
                         preempted = json.loads(extra[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
                     except ValueError:
                         pass

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..duration import parse_seconds
 from ..errors import InputError
@@ -25,7 +25,7 @@ def parse_ts(value) -> float | None:
     base = _SECOND_CACHE.get(head)
     if base is None:
         try:
-            base = datetime.strptime(head, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+            base = datetime.strptime(head, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC).timestamp()
         except ValueError:
             return None
         if len(_SECOND_CACHE) > 100_000:  # bounded memory on week-long logs
@@ -56,7 +56,7 @@ def parse_ts(value) -> float | None:
 def format_ts(value: float | None) -> str | None:
     if value is None:
         return None
-    dt = datetime.fromtimestamp(value, timezone.utc)
+    dt = datetime.fromtimestamp(value, UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond:06d}Z"
 
 

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ..doctor.findings import CAUSES
+from ..doctor.findings import CauseId
 from .view import View, base_value
 
 P = "kueue_doctor_"
@@ -90,4 +90,4 @@ def render(view: View) -> Iterator[Metric]:
                  ["cluster_queue"], sorted(view.not_released.items()))
     if view.causes is not None:
         yield _gauge("cause", "1 if the doctor names this cause for a current guarantee violation, else 0.",
-                     ["id"], [(c, int(c in view.causes)) for c in CAUSES])
+                     ["id"], [(str(c), int(str(c) in view.causes)) for c in CauseId])

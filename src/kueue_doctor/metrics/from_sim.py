@@ -2,60 +2,58 @@
 
 The simulator keeps Kueue's cache (``sim.model``) and Kubernetes' side (``sim.workloads``,
 ``sim.pool``) itself, so the guarantee is evaluated on them directly, with the same
-``guarantee.evaluate`` the doctor uses. Causes need the doctor's full recipe on a gathered
+``guarantee.Evaluator`` the doctor uses. Causes need the doctor's full recipe on a gathered
 folder; the simulator's snapshot writer provides one when it is available.
 """
 from __future__ import annotations
 
 import tempfile
 from datetime import timedelta
-from typing import Optional
 
-from ..guarantee import DEFAULT_MIN_WAIT, evaluate
+from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
 from ..sim.nodes import TERMINATING
-from ..sim.simulator import EVICTED, RESERVED
-from .view import (GPU_RESOURCES, MAX_SHAPES, View, all_queues, covering_flavors, guarantee_rows, pending_rows,
-                   shape_label, tree_rows)
+from ..sim.observe import observations
+from ..sim.simulator import EVICTED
+from .view import (
+    GPU_RESOURCES,
+    MAX_SHAPES,
+    View,
+    all_queues,
+    covering_flavors,
+    guarantee_rows,
+    pending_rows,
+    shape_label,
+    tree_rows,
+)
 
 MIB = 1 << 20
 
 
-def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: Optional[set[str]] = None) -> View:
+def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] | None = None) -> View:
     model = sim.model
     esnap = model.snapshot
     now = sim.dt(sim.now)
     cqs = all_queues(esnap)
     view = View(now=now, cluster_queues=sorted(cqs), causes=causes)
     guarantees, pending = {}, []
-    by_cq: dict[str, list] = {name: [] for name in cqs}
-    for sw in sim.workloads.values():
-        if sw.cluster_queue in by_cq:
-            by_cq[sw.cluster_queue].append(sw)
-    for name, cq in sorted(cqs.items()):
-        q = model.queues.queues.get(name)
-        waiting = []
-        if q is not None:
-            waiting = q.active() + list(q.inadmissible.values())
-        # Kueue's heap order, as the doctor's pending_in_order
-        waiting.sort(key=lambda wi: (-wi.priority, wi.queue_order_timestamp(), wi.uid))
-        pending += [(name, wi) for wi in waiting]
-        usage_within = all(cq.node.usage.get(fr, 0) <= qt.nominal for fr, qt in cq.node.quotas.items())
-        not_running = []
+    evaluator = Evaluator(esnap.flavors, sim.config, min_wait)
+    observed = observations(sim, include_inactive=True)
+    for name in sorted(cqs):
+        obs = observed[name]
+        pending += [(name, w.workload) for w in obs.pending]
         view.stuck_targets[name] = view.past_grace[name] = view.not_released[name] = 0
-        for sw in by_cq[name]:
-            if sw.state == RESERVED and sw.key in cq.workloads and sw.admitted_at is not None:
-                since = sim.dt(sw.admitted_at)
-                if usage_within:  # only work inside the nominal quota is guaranteed
-                    not_running.append((cq.workloads[sw.key], since))
-                gated = sw.released_at is None or sw.released_at < sw.admitted_at
-                if gated and now - since >= min_wait:
-                    view.not_released[name] += 1
-            elif sw.state == EVICTED:
-                view.stuck_targets[name] += 1
-                if any(p.phase == TERMINATING and p.deleted_at is not None and p.deleted_at + p.grace < sim.now
-                       for p in sw.pods):
-                    view.past_grace[name] += 1
-        guarantees[name] = evaluate(cq, waiting, now, min_wait, not_running)
+        for nr in obs.not_running:
+            sw = sim.workloads[nr.workload.key]
+            gated = sw.released_at is None or sw.admitted_at is None or sw.released_at < sw.admitted_at
+            if gated and sw.admitted_at is not None and now - sim.dt(sw.admitted_at) >= min_wait:
+                view.not_released[name] += 1
+        guarantees[name] = evaluator.evaluate(obs, now)
+    for sw in sim.workloads.values():
+        if sw.state == EVICTED and sw.cluster_queue in view.stuck_targets:
+            view.stuck_targets[sw.cluster_queue] += 1
+            if any(p.phase == TERMINATING and p.deleted_at is not None and p.deleted_at + p.grace < sim.now
+                   for p in sw.pods):
+                view.past_grace[sw.cluster_queue] += 1
     guarantee_rows(view, cqs, guarantees)
     pending_rows(view, cqs, pending)
     tree_rows(view, esnap)
@@ -76,7 +74,7 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: Optional[
     return view
 
 
-def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> Optional[set[str]]:
+def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> set[str] | None:
     """The doctor's causes for the simulated cluster as it stands, through the folder the
     simulator can write; None when this build has no snapshot writer. Only the writing holds
     ``lock`` (the simulation waits for it); the diagnosis runs on the written copy."""
@@ -89,4 +87,4 @@ def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> Optional[se
     with tempfile.TemporaryDirectory(prefix="kueue-doctor-serve-") as tmp:
         with lock:
             write_snapshot(sim, tmp)
-        return {c.id for c in diagnose(load_folder(tmp), min_wait).causes}
+        return {str(c.id) for c in diagnose(load_folder(tmp), min_wait).causes}

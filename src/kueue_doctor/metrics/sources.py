@@ -11,9 +11,9 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Callable, Optional
 
 from ..errors import InputError
 from .view import View
@@ -24,12 +24,12 @@ class Source:
         self.min_wait = min_wait
         self.refresh = refresh
         self.errors = 0
-        self.last_refresh: Optional[float] = None
-        self._view: Optional[View] = None
+        self.last_refresh: float | None = None
+        self._view: View | None = None
         self._stop = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
-    def current(self) -> tuple[Optional[View], Optional[float], int]:
+    def current(self) -> tuple[View | None, float | None, int]:
         return self._view, self.last_refresh, self.errors
 
     def start(self) -> None:
@@ -102,8 +102,8 @@ class FolderSource(Source):
 class LiveSource(Source):
     """A live cluster read through ``sources.live`` every ``refresh`` seconds."""
 
-    def __init__(self, kubeconfig: str, context: Optional[str], min_wait: timedelta, refresh: float,
-                 fetch: Optional[Callable] = None):
+    def __init__(self, kubeconfig: str, context: str | None, min_wait: timedelta, refresh: float,
+                 fetch: Callable | None = None):
         super().__init__(min_wait, refresh)
         if fetch is None:
             if not Path(kubeconfig).is_file():
@@ -149,8 +149,8 @@ class SimSource(Source):
         self.speed = speed
         self.lock = threading.Lock()
         self.end = self.sim.settings.duration
-        self._causes: Optional[set[str]] = None
-        self._causes_at: Optional[float] = None
+        self._causes: set[str] | None = None
+        self._causes_at: float | None = None
         sim = self.sim
         for spec in sorted(sim.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
             sim.events.at(spec.at, "arrive", spec)
@@ -175,7 +175,10 @@ class SimSource(Source):
                 t = sim.events.peek_time()
                 if t is None or t > until:
                     break
-                _, kind, payload = sim.events.pop()
+                event = sim.events.pop()
+                if event is None:
+                    break
+                _, kind, payload = event
                 self.handlers[kind](payload)
             sim.events.now = max(sim.events.now, until)
 
@@ -198,7 +201,7 @@ class SimSource(Source):
             except Exception as e:
                 self._failed(e)
 
-    def current(self) -> tuple[Optional[View], Optional[float], int]:
+    def current(self) -> tuple[View | None, float | None, int]:
         from .from_sim import view_from_sim
         with self.lock:
             view = view_from_sim(self.sim, self.min_wait, self._causes)

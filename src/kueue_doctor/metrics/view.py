@@ -6,12 +6,13 @@ messages or other object content, so nothing a tenant wrote can leak into labels
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Optional
 
 from ..engine.quota import FR
-from ..engine.snapshot import ClusterQueueSnapshot, Snapshot as EngineSnapshot
+from ..engine.snapshot import ClusterQueueSnapshot
+from ..engine.snapshot import Snapshot as EngineSnapshot
 from ..engine.workload import WorkloadInfo
 from ..guarantee import QueueGuarantee
 
@@ -37,7 +38,7 @@ class View:
     stuck_targets: dict[str, int] = field(default_factory=dict)            # per cluster_queue
     past_grace: dict[str, int] = field(default_factory=dict)
     not_released: dict[str, int] = field(default_factory=dict)
-    causes: Optional[set[str]] = None     # None: this source cannot run the doctor's cause analysis
+    causes: set[str] | None = None     # None: this source cannot run the doctor's cause analysis
 
 
 def base_value(resource: str, amount: int) -> float:
@@ -79,12 +80,12 @@ def pending_rows(view: View, cqs: dict[str, ClusterQueueSnapshot],
                 if g.flavors:
                     view.pending.setdefault((name, g.flavors[0], r), 0)
     for name, wi in pending:
-        cq = cqs.get(name)
-        if cq is None:
+        queue = cqs.get(name)
+        if queue is None:
             continue
         for r, v in wi.total_requests().items():
-            g = cq.group_for(r)
-            key = (name, g.flavors[0] if g is not None and g.flavors else "", r)
+            group = queue.group_for(r)
+            key = (name, group.flavors[0] if group is not None and group.flavors else "", r)
             view.pending[key] = view.pending.get(key, 0) + v
 
 

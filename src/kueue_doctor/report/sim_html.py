@@ -6,9 +6,10 @@ guarantee was violated shaded (see kueue_doctor.guarantee).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..sim.metrics import primary_resource
@@ -57,14 +58,14 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[Any]], row_class=lambda 
     return "".join(out)
 
 
-def _unit(sim: "Simulator", cq: str) -> tuple[str, float]:
+def _unit(sim: Simulator, cq: str) -> tuple[str, float]:
     """The resource a queue is plotted in and the divisor from Kueue's integer amount."""
     snap = sim.model.snapshot.cluster_queues.get(cq)
     res = primary_resource(sorted({fr[1] for fr in snap.node.quotas})) if snap is not None else ""
     return (res, 1000.0) if res == "cpu" else (res, 1.0)
 
 
-def queue_chart(sim: "Simulator", cq: str, data: dict) -> str:
+def queue_chart(sim: Simulator, cq: str, data: dict) -> str:
     rows = data["rows"]
     res, div = _unit(sim, cq)
     col = lambda i: [(r[0], r[i] / div) for r in rows]  # noqa: E731
@@ -75,7 +76,7 @@ def queue_chart(sim: "Simulator", cq: str, data: dict) -> str:
                       y_label=res or "quota")
 
 
-def render(sim: "Simulator", summary: dict) -> str:
+def render(sim: Simulator, summary: dict) -> str:
     k = summary["kueue"]
     gates = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in k.get("featureGates", {}).items()) or "defaults"
     w = summary["workloads"]
@@ -116,7 +117,7 @@ def render(sim: "Simulator", summary: dict) -> str:
     return "".join(parts)
 
 
-def write_report(sim: "Simulator", summary: dict, path: str) -> None:
+def write_report(sim: Simulator, summary: dict, path: str) -> None:
     try:
         Path(path).write_text(render(sim, summary), encoding="utf-8")
     except OSError as e:

@@ -6,9 +6,9 @@ sample (step lines) because the series are samples of a state, not measurements 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Callable, Sequence
 
 Point = tuple[float, float]
 
@@ -75,7 +75,7 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[tuple[float, float]]
     if x1 <= x0:
         x1 = x0 + 1.0
     unit, suffix = x_unit or time_axis(x1 - x0)
-    yt = nice_ticks(0.0, max(ys + [0.0]) or 1.0)
+    yt = nice_ticks(0.0, max([*ys, 0.0]) or 1.0)
     y1 = yt[-1]
     left, right, bottom = 56, 12, 34
     top = 44 if title else 26   # title row, then the legend row, above the plot
@@ -117,7 +117,8 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[tuple[float, float]]
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         out.append(f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width}"{dash} '
                    f'points="{" ".join(coords)}"><title>{escape(s.name)}</title></polyline>')
-    lx, ly = left, top - 10
+    lx: float = left
+    ly = top - 10
     for s in series:
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         out.append(f'<line x1="{lx}" x2="{lx + 18}" y1="{ly - 4}" y2="{ly - 4}" stroke="{s.color}" '

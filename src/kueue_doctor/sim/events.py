@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Any, Optional
+from typing import Any
 
 
 class EventQueue:
@@ -19,14 +19,14 @@ class EventQueue:
     def after(self, dt: float, kind: str, payload: Any = None) -> None:
         self.at(self.now + dt, kind, payload)
 
-    def pop(self) -> Optional[tuple[float, str, Any]]:
+    def pop(self) -> tuple[float, str, Any] | None:
         if not self._heap:
             return None
         t, _, kind, payload = heapq.heappop(self._heap)
         self.now = max(self.now, t)
         return t, kind, payload
 
-    def peek_time(self) -> Optional[float]:
+    def peek_time(self) -> float | None:
         return self._heap[0][0] if self._heap else None
 
     def __len__(self) -> int:

@@ -5,10 +5,11 @@ from collections import defaultdict
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from ..guarantee import evaluate
+from ..guarantee import Evaluator
+from .observe import observations
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .simulator import SimWorkload, Simulator
+    from .simulator import Simulator, SimWorkload
 
 
 def primary_resource(resources: list[str]) -> str:
@@ -20,7 +21,7 @@ def primary_resource(resources: list[str]) -> str:
 
 
 class Recorder:
-    def __init__(self, sim: "Simulator"):
+    def __init__(self, sim: Simulator):
         self.sim = sim
         self.admissions: dict[str, int] = defaultdict(int)
         self.preemptions: dict[str, int] = defaultdict(int)
@@ -29,6 +30,7 @@ class Recorder:
         self.last_sample: float | None = None
         self.last_violated: dict[str, bool] = {}
         self._primary_cache: dict[str, tuple[str, int]] = {}
+        self.evaluator: Evaluator | None = None
         self.usage_level: dict[str, float] = defaultdict(float)
         self.usage_area: dict[str, float] = defaultdict(float)
         self.usage_t: dict[str, float] = {}
@@ -59,7 +61,7 @@ class Recorder:
             self._primary_cache[cq] = (res, sum(q.nominal for fr, q in frs.items() if fr[1] == res))
         return self._primary_cache[cq]
 
-    def _usage_change(self, sw: "SimWorkload", sign: int) -> None:
+    def _usage_change(self, sw: SimWorkload, sign: int) -> None:
         # exact time-weighted usage: workloads shorter than the sampling interval still count
         cq = sw.cluster_queue
         res, _ = self._primary(cq)
@@ -74,11 +76,11 @@ class Recorder:
         self.usage_level[cq] += sign * amount
         self.usage_t[cq] = t
 
-    def admission(self, sw: "SimWorkload") -> None:
+    def admission(self, sw: SimWorkload) -> None:
         self.admissions[sw.cluster_queue] += 1
         self._usage_change(sw, +1)
 
-    def quota_released(self, sw: "SimWorkload") -> None:
+    def quota_released(self, sw: SimWorkload) -> None:
         self._usage_change(sw, -1)
 
     def avg_usage_percent(self, cq: str) -> float:
@@ -87,7 +89,7 @@ class Recorder:
         area = self.usage_area[cq] + self.usage_level[cq] * (t - self.usage_t.get(cq, t))
         return area / t / nominal * 100.0 if nominal and t > 0 else 0.0
 
-    def preemption(self, sw: "SimWorkload") -> None:
+    def preemption(self, sw: SimWorkload) -> None:
         self.preemptions[sw.cluster_queue] += 1
 
     def sample(self, final: bool = False) -> None:
@@ -102,18 +104,11 @@ class Recorder:
             return
         self.last_sample = t
         now = sim.dt(t)
-        min_wait = timedelta(seconds=sim.settings.min_wait)
-        not_running = defaultdict(list)
-        for sw in sim.workloads.values():
-            if sw.state == "reserved" and sw.cluster_queue:
-                wi = sim.model.snapshot.cluster_queues[sw.cluster_queue].workloads.get(sw.key)
-                if wi is not None:
-                    not_running[sw.cluster_queue].append((wi, sim.dt(sw.waiting_since)))
-        for name, cq in sim.model.snapshot.cluster_queues.items():
-            q = sim.model.queues.queues.get(name)
-            pending = q.active() + list(q.inadmissible.values()) if q is not None and q.pending_count() else []
-            g = evaluate(cq, pending, now, min_wait, not_running.get(name, ()))
-            res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
+        if self.evaluator is None:
+            self.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=sim.settings.min_wait))
+        for name, obs in observations(sim).items():
+            g = self.evaluator.evaluate(obs, now)
+            res = primary_resource(sorted({fr[1] for fr in obs.cluster_queue.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
             nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)
             fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)

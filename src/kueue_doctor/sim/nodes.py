@@ -7,7 +7,6 @@ MostAllocated packs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..api.quantity import Quantity
 from .scenario import NodeSpec
@@ -20,9 +19,9 @@ class SimPod:
     workload: str
     index: int
     requests: dict[str, int]
-    node: Optional["SimNode"] = None
+    node: SimNode | None = None
     phase: str = PENDING
-    deleted_at: Optional[float] = None
+    deleted_at: float | None = None
     grace: float = 30.0
     zombie: bool = False           # never finishes terminating (kubelet down, killed mid image pull)
 
@@ -81,7 +80,8 @@ class NodePool:
         """Bind every pod of a gang or none (all-or-nothing, like a gang scheduler)."""
         chosen: list[tuple[SimPod, SimNode]] = []
         for pod in pods:
-            best, best_score = None, None
+            best: SimNode | None = None
+            best_score = 0.0  # read only once best is set
             for node in self.nodes:
                 if not node.ready or any(node.labels.get(k) != v for k, v in labels.items()):
                     continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..api.fields import Fields, to_quantity
 from ..api.load import decode_documents, load_documents, read_text
@@ -58,7 +58,7 @@ class Settings:
     placement: str = "LeastAllocated"
     sample_interval: float = 30.0
     min_wait: float = 300.0
-    duration: Optional[float] = None
+    duration: float | None = None
 
 
 @dataclass
@@ -68,9 +68,9 @@ class Scenario:
     nodes: list[NodeSpec] = field(default_factory=list)
     workloads: list[WorkloadSpec] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
-    version: Optional[str] = None
+    version: str | None = None
     gates: dict[str, bool] = field(default_factory=dict)
-    fair_sharing: Optional[dict] = None
+    fair_sharing: dict | None = None
     settings: Settings = field(default_factory=Settings)
     seed: int = 0
     source: str = ""
@@ -176,7 +176,7 @@ def load_scenario(path: str) -> Scenario:
                      file=path)
 
 
-def load_with(path: str, version: Optional[str] = None, gates: Optional[dict[str, bool]] = None) -> Scenario:
+def load_with(path: str, version: str | None = None, gates: dict[str, bool] | None = None) -> Scenario:
     """A scenario file with its Kueue release and feature gates overridden (simulate --kueue-version, --gate)."""
     scn = load_scenario(path)
     if version:

@@ -9,9 +9,9 @@ the release's job integration says the job is no longer active -> queued again.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Callable, Optional
+from datetime import UTC, datetime, timedelta
 
 from .. import heap
 from ..api import build
@@ -20,13 +20,13 @@ from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..errors import InputError
+from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .scenario import JOB, POD_GROUP, Scenario, WorkloadSpec
-from .versions import KueueBehaviour, behaviour
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 WAITING, QUEUED, RESERVED, RUNNING_W, EVICTED, FINISHED = (
     "waiting", "queued", "reserved", "running", "evicted", "finished")
@@ -39,11 +39,11 @@ class SimWorkload:
     obj: o.Workload
     state: str = WAITING
     epoch: int = 0
-    admitted_at: Optional[float] = None
-    first_admitted_at: Optional[float] = None
-    released_at: Optional[float] = None
-    running_since: Optional[float] = None
-    finished_at: Optional[float] = None
+    admitted_at: float | None = None
+    first_admitted_at: float | None = None
+    released_at: float | None = None
+    running_since: float | None = None
+    finished_at: float | None = None
     waiting_since: float = 0.0
     cluster_queue: str = ""
     pods: list[SimPod] = field(default_factory=list)
@@ -54,9 +54,9 @@ class SimWorkload:
 
 
 class Simulator:
-    def __init__(self, scn: Scenario, progress: Optional[Callable[[float], None]] = None):
+    def __init__(self, scn: Scenario, progress: Callable[[float], None] | None = None):
         self.scn = scn
-        self.kueue: KueueBehaviour = behaviour(scn.version, scn.gates)
+        self.kueue: KueueRelease = release_for(scn.version, scn.gates)
         cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode)
         if scn.fair_sharing is not None:
             cfg.fair_sharing = True
@@ -101,7 +101,7 @@ class Simulator:
         self.log.append((self.now, event, fields))
 
     # -- run ---------------------------------------------------------------------------
-    def run(self, until: Optional[float] = None) -> "Simulator":
+    def run(self, until: float | None = None) -> Simulator:
         started = time.perf_counter()
         end = until if until is not None else self.settings.duration
         for spec in sorted(self.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
@@ -116,7 +116,9 @@ class Simulator:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
                 break
-            _, kind, payload = self.events.pop()
+            popped = self.events.pop()
+            assert popped is not None  # peek_time just saw it
+            _, kind, payload = popped
             handlers[kind](payload)
             if self.progress is not None:
                 self.progress(self.now)
@@ -144,7 +146,6 @@ class Simulator:
         sw = SimWorkload(spec, key, wl, state=QUEUED, waiting_since=self.now)
         self.workloads[key] = sw
         wi = self.model.submit(wl)
-        wi.extra["waiting_since"] = self.dt(self.now)
         sw.cluster_queue = self.model.queues.cluster_queue_for(wi) or ""
         if sw.cluster_queue:
             self.recorder.queued_change(sw.cluster_queue, +1)
@@ -299,7 +300,6 @@ class Simulator:
         self.recorder.quota_released(sw)
         wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
         if wi is not None:
-            wi.extra["waiting_since"] = self.dt(self.now)
             self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
         self.request_cycle()

@@ -7,26 +7,30 @@ deterministic: names, UIDs and resourceVersions are derived from the scenario, n
 from __future__ import annotations
 
 import json
-
 from collections import defaultdict
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
-from ..kueue import constants as kc, layout
+from ..kueue import constants as kc
+from ..kueue import layout
 from ..kueue.eviction import preempted_workload_message
 from .nodes import GONE, PENDING, TERMINATING
 from .scenario import JOB, POD_GROUP, Scenario
 from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
 from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
+if TYPE_CHECKING:
+    _SafeDumper = yaml.SafeDumper
+else:  # the C dumper when libyaml is there: several times faster on large folders
+    _SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+class _Dumper(_SafeDumper):
     # kubectl never writes YAML anchors; shared dicts must be printed in full
     def ignore_aliases(self, data) -> bool:
         return True
@@ -57,7 +61,7 @@ class Snapshot:
                 self.history[f["workload"]].append((t, event, f))
 
     # -- small helpers -------------------------------------------------------------------------
-    def time(self, t: Optional[float]) -> Optional[str]:
+    def time(self, t: float | None) -> str | None:
         if t is None:
             return None
         return self.sim.dt(int(t)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -128,8 +132,9 @@ class Snapshot:
         snap = sim.model.snapshot.cluster_queues.get(name)
         q = sim.model.queues.queues.get(name)
         pending = q.pending_count() if q is not None else 0
-        status = {"conditions": [{"lastTransitionTime": self.time_before(86400 - 2), "message": "Can admit new workloads",
-                                  "observedGeneration": 1, "reason": "Ready", "status": "True", "type": "Active"}],
+        status = {"conditions": [{"lastTransitionTime": self.time_before(86400 - 2),
+                                  "message": "Can admit new workloads", "observedGeneration": 1, "reason": "Ready",
+                                  "status": "True", "type": "Active"}],
                   "pendingWorkloads": pending}
         if snap is not None:
             n = len(snap.workloads)
@@ -370,8 +375,8 @@ class Snapshot:
             spec["nodeSelector"] = dict(sw.labels)
         status: dict = {"phase": "Pending", "qosClass": "Burstable"}
         conds = []
-        if p is None or p.phase == PENDING and p.node is None:
-            if sw.spec.kind == POD_GROUP and sw.state in (QUEUED, WAITING, RESERVED) and sw.released_at is None \
+        if p is None or (p.phase == PENDING and p.node is None):
+            if (sw.spec.kind == POD_GROUP and sw.state in (QUEUED, WAITING, RESERVED) and sw.released_at is None) \
                     or sw.state in (QUEUED, WAITING):
                 spec["schedulingGates"] = [{"name": kc.ADMISSION_GATE}]
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.spec.at),
@@ -379,8 +384,7 @@ class Snapshot:
                               "reason": kc.SCHEDULING_GATED, "status": "False", "type": kc.POD_SCHEDULED})
             else:
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.released_at or sw.spec.at),
-                              "message": "0/{} nodes are available: insufficient resources.".format(
-                                  len(self.sim.pool.nodes)),
+                              "message": f"0/{len(self.sim.pool.nodes)} nodes are available: insufficient resources.",
                               "reason": kc.UNSCHEDULABLE, "status": "False", "type": kc.POD_SCHEDULED})
         else:
             spec["nodeName"] = p.node.name if p.node is not None else None
@@ -396,7 +400,7 @@ class Snapshot:
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(p.deleted_at),
                               "message": "Preempted to accommodate a higher priority Workload",
                               "reason": kc.WORKLOAD_EVICTED, "status": "True", "type": kc.TERMINATION_TARGET})
-                if not sw.pods or p.node is not None and not p.node.ready:
+                if not sw.pods or (p.node is not None and not p.node.ready):
                     conds[1]["status"] = "False"
         status["conditions"] = conds
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
@@ -496,7 +500,7 @@ class Snapshot:
         sim = self.sim
         label = sim.kueue.label
         args = ["--config=/controller_manager_config.yaml", "--zap-log-level=5"]
-        gates = {k: v for k, v in sorted(sim.scn.gates.items())}
+        gates = dict(sorted(sim.scn.gates.items()))
         if gates:
             args.append("--feature-gates=" + ",".join(f"{k}={str(v).lower()}" for k, v in gates.items()))
         beta2 = self.v >= (0, 15, 0)
@@ -507,7 +511,7 @@ class Snapshot:
                   "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
                   "integrations": {"frameworks": ["batch/job", "pod"]}}
         if sim.config.fair_sharing:
-            fs = {"preemptionStrategies": list(sim.config.preemption_strategies)}
+            fs: dict[str, Any] = {"preemptionStrategies": list(sim.config.preemption_strategies)}
             if not beta2:
                 fs = {"enable": True, **fs}
             config["fairSharing"] = fs
@@ -524,7 +528,7 @@ class Snapshot:
                                             "image": f"registry.k8s.io/kueue/kueue:{label}", "name": "manager"}],
                                             "serviceAccountName": "kueue-controller-manager"}}},
                   "status": {"availableReplicas": 1, "readyReplicas": 1, "replicas": 1, "updatedReplicas": 1}}
-        cm = {"apiVersion": "v1", "kind": "ConfigMap",
+        cm: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap",
               "data": {"controller_manager_config.yaml": _dump(config)},
               "metadata": self.meta("ConfigMap", "kueue-manager-config", "kueue-system", created=-7 * 86400)}
         del cm["metadata"]["generation"]

@@ -10,12 +10,12 @@ Mappings and their reasons: docs/simulator.md, "Traces".
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
 
 from ..api import build
 from ..api.fields import Fields
@@ -86,7 +86,7 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
     return out
 
 
-def _path(f: Fields, key: str, base: Path, required: bool = False, default: Optional[Path] = None) -> Path:
+def _path(f: Fields, key: str, base: Path, required: bool = False, default: Path | None = None) -> Path:
     """A path named in the scenario, relative to the scenario file; it must exist."""
     text = f.str(key, required=required)
     p = (base / text) if text else default
@@ -118,8 +118,8 @@ def _slice(jobs: list[TraceJob], f: Fields) -> list[TraceJob]:
         if j.at < start:
             if carry and start > 0 and j.at + j.runtime > start:
                 carried.append(TraceJob(0.0, j.at + j.runtime - start, j.tenant, j.name, j.requests, j.pods,
-                                        j.kind, j.klass, j.synthetic + ["arrived before the slice: runs the rest "
-                                                                        "of its runtime from time 0"]))
+                                        j.kind, j.klass, [*j.synthetic, "arrived before the slice: runs the rest "
+                                                                         "of its runtime from time 0"]))
             continue
         if limit is not None and taken >= limit:
             break
@@ -178,8 +178,8 @@ def _philly(f: Fields, path: Path, base: Path) -> Trace:
                              field=f.where("virtualClusters"))
     if not files:
         raise InputError(f"no *.trace files in {path}", field=f.where("path"))
-    throughputs = _gavel_throughputs(_path(f, "throughputs", base, default=folder / "gavel_simulation_throughputs.json"),
-                                     f.where("throughputs"))
+    throughputs = _gavel_throughputs(
+        _path(f, "throughputs", base, default=folder / "gavel_simulation_throughputs.json"), f.where("throughputs"))
     vc_nodes = _philly_vc_nodes(_path(f, "virtualClusterNodes", base, default=folder / "philly_vc.csv"),
                                 f.where("virtualClusterNodes"))
     tiny = f.int("tinyClusterNodes", PHILLY_TINY_NODES, minimum=0)
@@ -309,14 +309,20 @@ def _csv_rows(p: Path, columns: tuple[str, ...], where: str):
         missing = [c for c in columns if c not in (reader.fieldnames or [])]
         if missing:
             raise InputError(f"missing column(s) {', '.join(missing)}", file=str(p))
-        for line, row in enumerate(reader, start=2):
-            yield line, row
+        yield from enumerate(reader, start=2)
 
 
-def _num(p: Path, line: int, row: dict, col: str, empty: Optional[int] = 0) -> Optional[int]:
+def _num(p: Path, line: int, row: dict[str, str], col: str) -> int:
+    """A whole number >= 0; an empty cell reads 0."""
+    v = _num_or_none(p, line, row, col)
+    return 0 if v is None else v
+
+
+def _num_or_none(p: Path, line: int, row: dict[str, str], col: str) -> int | None:
+    """A whole number >= 0, or None for an empty cell."""
     text = (row.get(col) or "").strip()
     if not text:
-        return empty
+        return None
     try:
         v = int(float(text))
     except ValueError:
@@ -333,13 +339,13 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
     share = f.str("gpuShare", "whole", choices=("whole", "milli", "skip"))
     node_file = _path(f, "nodeList", base, default=path.parent / "openb_node_list_gpu_node.csv")
     gpu_res, per_gpu = (GPU_MILLI, 1000) if share == "milli" else (GPU, 1)
-    rows = []   # (name, cpu milli, memory MiB, GPUs, model)
+    rows: list[tuple[str, int, int, int, str]] = []   # (name, cpu milli, memory MiB, GPUs, model)
     for line, row in _csv_rows(node_file, OPENB_NODE_COLUMNS, f.where("nodeList")):
         name = (row.get("sn") or "").strip()
         if not name:
             raise InputError("empty node name", file=f"{node_file}:{line}", field="sn")
-        rows.append((name, *(_num(node_file, line, row, c) for c in ("cpu_milli", "memory_mib", "gpu")),
-                     (row.get("model") or "").strip()))
+        rows.append((name, _num(node_file, line, row, "cpu_milli"), _num(node_file, line, row, "memory_mib"),
+                     _num(node_file, line, row, "gpu"), (row.get("model") or "").strip()))
     if not rows:
         raise InputError(f"no nodes in {node_file}", field=f.where("nodeList"))
     # with its real times openb keeps at most ~70 of 6,212 GPUs busy: a smaller cluster makes
@@ -357,9 +363,10 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         name = (row.get("name") or "").strip()
         if not name:
             raise InputError("empty pod name", file=f"{path}:{line}", field="name")
-        num = lambda c, empty=0: _num(path, line, row, c, empty)  # noqa: E731
+        num = functools.partial(_num, path, line, row)
+        num_or_none = functools.partial(_num_or_none, path, line, row)
         gpus, milli = num("num_gpu"), num("gpu_milli")
-        created, deleted, scheduled = num("creation_time"), num("deletion_time", None), num("scheduled_time", None)
+        created, deleted, scheduled = num("creation_time"), num_or_none("deletion_time"), num_or_none("scheduled_time")
         if deleted is None:
             raise InputError("no deletion_time: the pod's runtime is unknown", file=f"{path}:{line}",
                              field="deletion_time")
@@ -388,7 +395,7 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
         tenant = f"tenant-{zlib.crc32(name.encode()) % n}"
         jobs.append(TraceJob(float(created), float(max(runtime, 0)), tenant, name, requests, 1, JOB, klass, synthetic))
     quotas = {}
-    cpu, mem, gpus = (sum(r[i] for r in rows) for i in (1, 2, 3))
+    cpu, mem, gpus = sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows)
     for i in range(n):
         # an equal split of the cluster: the trace records no quotas
         quotas[f"tenant-{i}"] = {"cpu": f"{cpu // n}m", "memory": f"{mem // n}Mi", gpu_res: str(gpus * per_gpu // n)}

@@ -9,19 +9,19 @@ every several seconds (``RETRY_EVERY`` with a deterministic jitter).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
 
 from ..api.quantity import Quantity, format_amount
-from ..engine.config import DRS_EXACT
 from ..engine.drs import dominant_resource_share
 from ..engine.snapshot import build_snapshot
 from ..kueue import logvocab as lv
 from ..kueue.eviction import cohort_path, preemption_message
+from ..kueue.releases import DrsMode
 from .scenario import JOB
 
 RETRY_EVERY = 14.0      # median spacing of kept retries in the gathered examples
@@ -68,7 +68,7 @@ def ts(dt: datetime, extra_ns: int = 0) -> str:
 
 def format_time(sim, t: float) -> str:
     whole = int(t)
-    ns = int(round((t - whole) * 1e9))
+    ns = round((t - whole) * 1e9)
     if ns >= 1_000_000_000:
         whole, ns = whole + 1, ns - 1_000_000_000
     return ts(sim.dt(whole), ns)
@@ -167,7 +167,7 @@ class Replay:
         self.held: dict[str, tuple[str, dict]] = {}
         self.pos = 0
 
-    def advance(self, t: float, before_cycle: Optional[int] = None) -> None:
+    def advance(self, t: float, before_cycle: int | None = None) -> None:
         """Apply log events up to time ``t`` (exclusive of cycle ``before_cycle``'s own events)."""
         log = self.sim.log
         while self.pos < len(log):
@@ -207,7 +207,7 @@ class Replay:
 
 def drs_text(sim, drs) -> str:
     """How the release prints a share: integers before #6925, decimals after."""
-    if sim.kueue.drs_mode != DRS_EXACT:
+    if sim.kueue.drs_mode != DrsMode.EXACT:
         return str(drs.rounded())
     p = drs.precise()
     return "+Inf" if p == float("inf") else f"{p:.3f}"
@@ -253,7 +253,7 @@ class ZapLog:
         # Go struct field names (the flavor assigner's Assignment has no JSON tags); only the
         # borrowing level is read back.
         sw = sim.workloads[f["workload"]]
-        per_pod = {r: v for r, v in sw.spec.requests.items()}
+        per_pod = dict(sw.spec.requests)
         flavors = None
         if f.get("usage") and f["mode"] != 0:
             flavors = {res: {"Name": fl, "Mode": GO_MODE.get(f["mode"], 2), "TriedFlavorIdx": -1}
@@ -261,15 +261,16 @@ class ZapLog:
         quota = {json.dumps({"Flavor": fl, "Resource": res}, separators=(",", ":")): v
                  for fl, res, v in f.get("usage", [])} or None
         return {"PodSets": [{"Name": "main", "Flavors": flavors, "Status": {},
-                             "Requests": {r: format_amount(r, _amount(r, v) * sw.spec.pods) for r, v in per_pod.items()},
+                             "Requests": {r: format_amount(r, _amount(r, v) * sw.spec.pods)
+                                          for r, v in per_pod.items()},
                              "Count": sw.spec.pods, "TopologyAssignment": None, "DelayedTopologyRequest": None,
                              "FlavorAssignmentAttempts": None}],
                 lv.ASSIGNMENT_BORROWING: f.get("borrowing", 0),
-                "LastState": {"LastTriedFlavorIdx": [{r: -1 for r in per_pod}], "ClusterQueueGeneration": 1},
+                "LastState": {"LastTriedFlavorIdx": [dict.fromkeys(per_pod, -1)], "ClusterQueueGeneration": 1},
                 "Usage": {"Quota": quota, "TAS": None}}
 
     # -- cycles -------------------------------------------------------------------------------
-    def cycle(self, c: Cycle, replay: Optional[Replay]) -> None:
+    def cycle(self, c: Cycle, replay: Replay | None) -> None:
         sim = self.sim
         t = c.t
         step = 0.000037
@@ -459,10 +460,7 @@ class ZapLog:
             job = f"{ns}/{sw.spec.name}" if is_job else f"group/{ns}/{sw.spec.name}"
             gvk = "batch/v1, Kind=Job" if is_job else "/v1, Kind=Pod"
             jf = {lv.KEY_NAMESPACE: ns if is_job else f"group/{ns}", lv.KEY_NAME: sw.spec.name}
-
-            def job_fields(tag: str) -> dict:
-                return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, key, f"{t:.6f}"), lv.KEY_JOB: job,
-                        lv.KEY_GVK: gvk}
+            job_fields = functools.partial(_job_fields, jf, job, gvk, key, f"{t:.6f}")
             if event == "created":
                 self.line(t + 0.03, 2, "workload-reconciler", "core/workload_controller.go:1203",
                           lv.MSG_WORKLOAD_CREATE,
@@ -483,6 +481,11 @@ class ZapLog:
                           lv.MSG_WORKLOAD_UPDATE,
                           {lv.KEY_WORKLOAD: wref, lv.KEY_QUEUE: sw.spec.queue, lv.KEY_STATUS: "finished",
                            lv.KEY_PREV_STATUS: "admitted", lv.KEY_CLUSTER_QUEUE: f.get("clusterQueue", "")})
+
+
+def _job_fields(jf: dict, job: str, gvk: str, key: str, stamp: str, tag: str) -> dict:
+    """A job-framework reconciler line's fields; its reconcile ID is derived from the event."""
+    return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, key, stamp), lv.KEY_JOB: job, lv.KEY_GVK: gvk}
 
 
 def _usage_of(f: dict) -> dict:
@@ -516,7 +519,7 @@ def controller_log(sim, at: float, window: float = WINDOW) -> list[str]:
     return [line for t, _, line in sorted(w.lines) if start <= t <= at]
 
 
-def _cycle_id(sim, c: Cycle) -> Optional[int]:
+def _cycle_id(sim, c: Cycle) -> int | None:
     for f in c.evaluated + c.admitted + c.preempted:
         if "cycle" in f:
             return f["cycle"]

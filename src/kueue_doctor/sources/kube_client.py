@@ -10,9 +10,9 @@ import json
 import os
 import socket
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO
 
 from ..errors import InputError
 
@@ -25,19 +25,19 @@ SKEW_THRESHOLD_S = 2.0
 class FetchError(Exception):
     """One request that did not give a complete answer. ``reason`` is a short machine word."""
 
-    def __init__(self, reason: str, message: str, status: Optional[int] = None):
+    def __init__(self, reason: str, message: str, status: int | None = None):
         super().__init__(message)
         self.reason = reason  # forbidden | not-found | timeout | truncated | gone | http-error | unreachable
         self.message = message
         self.status = status
 
 
-def _clean(text: str, limit: int = 300) -> str:
+def _clean(text: object, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def api_client(kubeconfig: str, context: Optional[str]):
+def api_client(kubeconfig: str, context: str | None):
     """An ApiClient for one kubeconfig context; bad input is one InputError line."""
     from kubernetes import config
     from kubernetes.config.config_exception import ConfigException
@@ -75,15 +75,15 @@ class Kube:
     """GETs against one API server with a per-request timeout."""
     client: Any
     timeout: float = 30.0
-    server_date: Optional[datetime] = None  # the API server's clock at its last answer
-    local_date: Optional[datetime] = None   # our clock at the same moment
+    server_date: datetime | None = None  # the API server's clock at its last answer
+    local_date: datetime | None = None   # our clock at the same moment
     requests: int = 0
 
     @property
     def host(self) -> str:
         return self.client.configuration.host
 
-    def _open(self, path: str, query: Optional[list[tuple[str, Any]]] = None, accept: str = "application/json"):
+    def _open(self, path: str, query: list[tuple[str, Any]] | None = None, accept: str = "application/json"):
         """The raw urllib3 response of a GET with status 2xx, body not yet read."""
         import urllib3
         from kubernetes.client.exceptions import ApiException
@@ -95,7 +95,7 @@ class Kube:
             resp = self.client.call_api(*params, _request_timeout=(min(self.timeout, 10.0), self.timeout))
         except urllib3.exceptions.MaxRetryError as e:
             raise _transport_error(e.reason or e, self.timeout) from e
-        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError, socket.timeout) as e:
+        except (TimeoutError, urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError) as e:
             raise _transport_error(e, self.timeout) from e
         except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError) as e:
             raise FetchError("truncated", f"connection broken: {_clean(e)}") from e
@@ -114,23 +114,25 @@ class Kube:
             raise _status_error(resp.status, body)
         return raw
 
-    def _see_date(self, header: Optional[str]) -> None:
+    def _see_date(self, header: str | None) -> None:
         if not header:
             return
         try:
-            self.server_date = parsedate_to_datetime(header).astimezone(timezone.utc)
-            self.local_date = datetime.now(timezone.utc)
+            self.server_date = parsedate_to_datetime(header).astimezone(UTC)
+            self.local_date = datetime.now(UTC)
         except (TypeError, ValueError):
             pass
 
-    def get_json(self, path: str, query: Optional[list[tuple[str, Any]]] = None) -> dict:
+    def get_json(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:
         raw = self._open(path, query)
         data = self._read_all(raw)
         try:
             doc = json.loads(data)
         except ValueError as e:
-            # A body cut short on a connection that closed cleanly still fails here.
-            raise FetchError("truncated", f"incomplete JSON after {len(data)} bytes ({e.msg})") from None
+            # A body cut short on a connection that closed cleanly still fails here. (A body that
+            # is not UTF-8 raises UnicodeDecodeError, which has no .msg.)
+            why = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+            raise FetchError("truncated", f"incomplete JSON after {len(data)} bytes ({why})") from None
         if not isinstance(doc, dict):
             raise FetchError("http-error", "answer is not a JSON object")
         return doc
@@ -139,14 +141,14 @@ class Kube:
         import urllib3
         try:
             return raw.read()
-        except (urllib3.exceptions.ReadTimeoutError, socket.timeout) as e:
+        except (TimeoutError, urllib3.exceptions.ReadTimeoutError) as e:
             raise FetchError("timeout", f"body not finished within {self.timeout:g} s") from e
         except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError) as e:
             raise FetchError("truncated", f"connection broken mid-body: {_clean(e)}") from e
         finally:
             raw.release_conn()
 
-    def list_all(self, path: str, query: Optional[list[tuple[str, Any]]] = None) -> tuple[list[dict], dict]:
+    def list_all(self, path: str, query: list[tuple[str, Any]] | None = None) -> tuple[list[dict], dict]:
         """Every item of a list, page by page (limit/continue). Returns (items, the first page's list
         metadata). A continue token that expired (410) restarts the list once from the beginning."""
         for attempt in (1, 2):
@@ -155,7 +157,7 @@ class Kube:
             first_meta: dict = {}
             try:
                 while True:
-                    q = list(query or []) + [("limit", PAGE_SIZE)]
+                    q = [*(query or []), ("limit", PAGE_SIZE)]
                     if token:
                         q.append(("continue", token))
                     page = self.get_json(path, q)
@@ -186,7 +188,7 @@ class Kube:
             for chunk in raw.stream(256 * 1024):
                 out.write(chunk)
                 n += len(chunk)
-        except (urllib3.exceptions.ReadTimeoutError, socket.timeout) as e:
+        except (TimeoutError, urllib3.exceptions.ReadTimeoutError) as e:
             raise FetchError("timeout", f"stopped sending after {n} bytes (no data for {self.timeout:g} s)") from e
         except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError) as e:
             raise FetchError("truncated", f"connection broken after {n} bytes: {_clean(e)}") from e
@@ -196,7 +198,7 @@ class Kube:
 
     def server_now(self) -> datetime:
         """Now by the API server's clock, which stamped every object timestamp the doctor compares with."""
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         if self.server_date and self.local_date:
             skew = (self.server_date - self.local_date).total_seconds()
             if abs(skew) > SKEW_THRESHOLD_S:

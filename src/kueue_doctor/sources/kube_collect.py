@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
 from .. import __version__
 from ..errors import InputError
-from ..kueue import constants as kc, layout
+from ..kueue import constants as kc
+from ..kueue import layout
 from .kube_client import FetchError, Kube
 
 KUEUE_GROUP = kc.GROUP
@@ -57,9 +58,9 @@ class Collector:
         self.collected: list[dict] = []
         self.failed: list[dict] = []
         self.files: dict[str, list[dict]] = {}
-        self.kueue_api: Optional[str] = None
-        self.kueue_version: Optional[str] = None
-        self.namespaces: Optional[list[str]] = None  # set when --namespace-label-filter narrows them
+        self.kueue_api: str | None = None
+        self.kueue_version: str | None = None
+        self.namespaces: list[str] | None = None  # set when --namespace-label-filter narrows them
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -125,7 +126,7 @@ class Collector:
             self._fail("discovery /api", e)
 
     def _cluster_list(self, kind: str, api_version: str, path: str, file: str,
-                      query: Optional[list] = None) -> Optional[list[dict]]:
+                      query: list | None = None) -> list[dict] | None:
         try:
             items, _ = self.kube.list_all(path, query)
         except FetchError as e:
@@ -143,7 +144,7 @@ class Collector:
         if sel and items is not None:
             self.namespaces = sorted(n["metadata"]["name"] for n in items)
 
-    def _gather(self, prefix: str, plural: str, query: Optional[list] = None) -> list[dict]:
+    def _gather(self, prefix: str, plural: str, query: list | None = None) -> list[dict]:
         """All objects of a namespaced resource: one cluster-wide list, or one per selected namespace."""
         if self.namespaces is None:
             return self.kube.list_all(f"{prefix}/{plural}", query)[0]
@@ -184,7 +185,8 @@ class Collector:
                 e.message = f"the {KUEUE_GROUP} API group is not served: is Kueue installed?"
             self._fail("Kueue API group", e, KUEUE_GROUP)
             return
-        served = [v.get("version") for v in group.get("versions") or [] if isinstance(v, dict)]
+        served = [v["version"] for v in group.get("versions") or []
+                  if isinstance(v, dict) and isinstance(v.get("version"), str)]
         version = next((v for v in KUEUE_VERSIONS_PREFERRED if v in served), None)
         if version is None:
             self._fail("Kueue API group", FetchError("not-found", f"none of {', '.join(KUEUE_VERSIONS_PREFERRED)} "
@@ -209,9 +211,9 @@ class Collector:
                 continue
             self._cluster_list(kind, gv, f"/apis/{gv}/{plural}", layout.KUEUE_OBJECTS)
 
-    def _controller(self) -> Optional[dict]:
+    def _controller(self) -> dict | None:
         path = f"/apis/apps/v1/namespaces/{CONTROLLER_NAMESPACE}/deployments/{CONTROLLER_NAME}"
-        first: Optional[FetchError] = None
+        first: FetchError | None = None
         try:
             dep = self.kube.get_json(path)
         except FetchError as e:
@@ -316,7 +318,7 @@ def _pod_spec(dep: dict) -> dict:
     return ((dep.get("spec") or {}).get("template") or {}).get("spec") or {}
 
 
-def _kueue_version(dep: dict) -> Optional[str]:
+def _kueue_version(dep: dict) -> str | None:
     for c in _pod_spec(dep).get("containers") or []:
         repo, _, tag = str(c.get("image", "")).rpartition(":")
         if "kueue" in repo and tag and "/" not in tag:
@@ -341,7 +343,7 @@ def prepare_out(out: Path, force: bool) -> None:
         raise InputError(f"cannot create folder: {e.strerror}", file=str(out)) from None
 
 
-def collect(kubeconfig: str, context: Optional[str], out: Path, opts: Options, timeout: float = 30.0,
+def collect(kubeconfig: str, context: str | None, out: Path, opts: Options, timeout: float = 30.0,
             force: bool = False) -> dict:
     from .kube_client import Kube, api_client
     kube = Kube(api_client(kubeconfig, context), timeout=timeout)  # a bad kubeconfig fails before any write

@@ -11,7 +11,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError
 from ..kueue import layout
@@ -20,7 +19,7 @@ from .snapshot import Snapshot, load_folder
 DEFAULT_SINCE_SECONDS = 6 * 3600
 
 
-def resolve_kubeconfig(kubeconfig: Optional[str]) -> str:
+def resolve_kubeconfig(kubeconfig: str | None) -> str:
     """The kubeconfig kubectl would use: the flag, else the first file of $KUBECONFIG, else ~/.kube/config."""
     if kubeconfig:
         return kubeconfig
@@ -34,7 +33,7 @@ def resolve_kubeconfig(kubeconfig: Optional[str]) -> str:
     raise InputError("no kubeconfig: pass --kubeconfig, set KUBECONFIG or create ~/.kube/config")
 
 
-def snapshot_from_cluster(kubeconfig: str, context: Optional[str], since_seconds: int = DEFAULT_SINCE_SECONDS,
+def snapshot_from_cluster(kubeconfig: str, context: str | None, since_seconds: int = DEFAULT_SINCE_SECONDS,
                           timeout: float = 30.0) -> Snapshot:
     from .kube_collect import Options, collect
     folder = tempfile.mkdtemp(prefix="kueue-doctor-live-")

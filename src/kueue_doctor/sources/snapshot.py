@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Optional
 
 from ..api.load import load_paths
 from ..api.state import ClusterState
@@ -20,9 +19,9 @@ class Snapshot:
     """A cluster as gathered: its objects, its controller logs and what could not be collected."""
     state: ClusterState
     log_files: list[str] = field(default_factory=list)
-    metrics_file: Optional[str] = None
+    metrics_file: str | None = None
     manifest: dict = field(default_factory=dict)
-    taken_at: Optional[datetime] = None
+    taken_at: datetime | None = None
     origin: str = ""
 
 
@@ -30,7 +29,7 @@ def _looks_like_log(path: Path) -> bool:
     name = path.name.lower()
     if name in layout.METRICS_FILES or name.endswith((".yaml", ".yml", ".json")):
         return False
-    return name.endswith(layout.LOG_SUFFIXES) or "controller-manager" in name or name.endswith("-logs.txt")
+    return name.endswith((*layout.LOG_SUFFIXES, "-logs.txt")) or "controller-manager" in name
 
 
 def load_folder(folder: str) -> Snapshot:
@@ -61,11 +60,11 @@ def load_folder(folder: str) -> Snapshot:
     return snap
 
 
-def latest_timestamp(state: ClusterState) -> Optional[datetime]:
+def latest_timestamp(state: ClusterState) -> datetime | None:
     """The newest time any object records: what a snapshot's "now" is when nothing says so."""
-    best: Optional[datetime] = None
+    best: datetime | None = None
 
-    def see(t: Optional[datetime]) -> None:
+    def see(t: datetime | None) -> None:
         nonlocal best
         if t is not None and (best is None or t > best):
             best = t
@@ -82,4 +81,4 @@ def latest_timestamp(state: ClusterState) -> Optional[datetime]:
 
 
 def utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, tz=timezone.utc)
+    return datetime.fromtimestamp(ts, tz=UTC)

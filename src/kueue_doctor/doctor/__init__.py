@@ -1,0 +1,1 @@
+"""The six-step diagnosis: facts gathered once, steps, causes, explain."""

@@ -1,0 +1,1 @@
+"""Cause candidates, each from the facts that support it, and their ranking."""

@@ -1,0 +1,180 @@
+"""Typed facts about one cluster state, computed once per diagnosis and read by every step,
+cause, ``explain``, the exporter and the renderers. Numbers stay numbers (engine integers,
+datetimes, timedeltas) until a renderer formats them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from ..api import objects as o
+from ..engine.config import EngineConfig
+from ..engine.model import AdmissionModel
+from ..engine.quota import FR
+from ..guarantee import QueueGuarantee
+from ..kueue.releases import KueueRelease
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..logs.report import LogReport
+    from .capacity import CapacityReport
+
+
+class WorkloadState(StrEnum):
+    PENDING = "pending"
+    ADMITTED = "admitted"
+    EVICTED_HOLDING_QUOTA = "evicted, still holding quota"
+    FINISHED = "finished"
+    INACTIVE = "inactive (spec.active=false)"
+    UNQUEUED = "not queued"      # its LocalQueue or ClusterQueue is missing, or the LocalQueue is stopped
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadFacts:
+    key: str
+    state: WorkloadState
+    cluster_queue: str                  # admitted to, or routed to by its LocalQueue ("" if none)
+    local_queue: str
+    priority: int
+    waiting_since: datetime             # creation, or the last requeue after an eviction
+    admitted_at: datetime | None     # QuotaReserved/Admitted transition
+    position: int | None = None      # 1-based position among the queue's pending work
+    not_running: str | None = None   # admitted but not running: why
+    pods: tuple[o.Pod, ...] = ()
+    job: o.Job | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VictimFacts:
+    """An evicted workload that still holds its quota."""
+    key: str
+    cluster_queue: str
+    evicted_at: datetime
+    held: timedelta
+    live_pods: tuple[str, ...]
+    past_grace: tuple[str, ...]         # pods past deletionTimestamp + grace, still present
+    grace_seconds: int
+    preemptor_cluster_queue: str
+    pod_group: bool                     # pod-based (keeps quota until its pods are gone)
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionTarget:
+    key: str
+    reason: str
+    cluster_queue: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """What the engine's flavor assigner says of a queue's head right now."""
+    key: str
+    mode: str                           # Fit / Preempt / NoFit
+    message: str
+    targets: tuple[PreemptionTarget, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NotReleased:
+    key: str
+    reason: str
+    held: timedelta                     # since admission
+
+
+@dataclass(slots=True)
+class QueueFacts:
+    name: str
+    cohort: str
+    root: str
+    strategy: str
+    inactive_reason: str                # "" when active
+    active_condition: o.Condition | None
+    guarantee: QueueGuarantee
+    pending: tuple[str, ...]            # keys, in the engine's queue order
+    not_running: dict[str, str] = field(default_factory=dict)     # admitted key -> why not running
+    not_released: tuple[NotReleased, ...] = ()
+    head: HeadFacts | None = None    # computed for queues in violation
+    admissions_last_hour: int = 0
+    preemptions_last_hour: int = 0
+    last_admission: datetime | None = None
+
+    @property
+    def inactive(self) -> bool:
+        return bool(self.inactive_reason) or (self.active_condition is not None
+                                              and self.active_condition.status == "False")
+
+
+@dataclass(frozen=True, slots=True)
+class CohortFacts:
+    name: str
+    parent: str
+    root: str
+    subtree_quota: dict[FR, int]
+    usage: dict[FR, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCounts:
+    """What the diagnosis saw: objects by kind, logs, and what collection could not read."""
+    objects: dict[str, int]
+    log_files: int
+    log_lines: int
+    log_parsed: int
+    failed_kinds: tuple[str, ...]       # kinds `collect` could not list (forbidden, timeout, ...)
+    workloads_with_times: int           # Workloads with a QuotaReserved transition time
+
+    def count(self, kind: str) -> int:
+        return self.objects.get(kind, 0)
+
+    @property
+    def kueue_objects(self) -> int:
+        return sum(self.objects.get(k, 0) for k in ("ClusterQueue", "LocalQueue", "Workload", "ResourceFlavor",
+                                                    "Cohort"))
+
+    def failed(self, kind: str) -> bool:
+        return kind in self.failed_kinds
+
+
+@dataclass(frozen=True, slots=True)
+class NodeHealth:
+    not_ready: tuple[str, ...]
+    cordoned: tuple[str, ...]
+    ready: int
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerHealth:
+    deployment: str | None           # namespace/name, None when not read
+    ready_replicas: int
+    replicas: int
+    restarts: dict[str, int]            # controller pod -> restarts
+
+
+@dataclass
+class Facts:
+    origin: str
+    now: datetime
+    min_wait: timedelta
+    version: str | None
+    release: KueueRelease | None
+    config: EngineConfig
+    model: AdmissionModel
+    read: ReadCounts
+    workloads: dict[str, WorkloadFacts]
+    queues: dict[str, QueueFacts]
+    cohorts: dict[str, CohortFacts]
+    victims: tuple[VictimFacts, ...]
+    nodes: NodeHealth
+    controller: ControllerHealth
+    logs: LogReport | None
+    log_files: tuple[str, ...]
+    capacity: CapacityReport | None
+    collection_gaps: tuple[str, ...]
+    manifest: dict[str, Any]
+
+    @property
+    def state(self) -> Any:
+        return self.model.state
+
+    def violating(self) -> list[QueueFacts]:
+        return [q for _, q in sorted(self.queues.items()) if q.guarantee.violated]

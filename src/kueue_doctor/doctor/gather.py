@@ -1,0 +1,350 @@
+"""Build the facts of one snapshot: every workload's state, each queue's observation and its
+guarantee (``kueue_doctor.guarantee``), victims, health, what was read. Computed once."""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from .. import heap
+from ..api import objects as o
+from ..api.state import ClusterState
+from ..engine.assignment import MODE_NAMES
+from ..engine.config import EngineConfig
+from ..engine.model import AdmissionModel
+from ..engine.preemption import Preemptor
+from ..engine.workload import WorkloadInfo
+from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
+from ..kueue.constants import ADMISSION_GATE, WORKLOAD_ANNOTATION
+from ..kueue.constants import JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS
+from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
+from ..kueue.eviction import preemptor_queue
+from ..kueue.releases import release_for
+from ..kueue.version import parse_version
+from ..sources.snapshot import Snapshot, latest_timestamp, utc
+from .capacity import capacity_facts
+from .facts import (
+    CohortFacts,
+    ControllerHealth,
+    Facts,
+    HeadFacts,
+    NodeHealth,
+    NotReleased,
+    PreemptionTarget,
+    QueueFacts,
+    ReadCounts,
+    VictimFacts,
+    WorkloadFacts,
+    WorkloadState,
+)
+
+RATE_WINDOW = timedelta(hours=1)
+
+
+def workload_state(w: o.Workload) -> WorkloadState:
+    if w.is_true("Finished"):
+        return WorkloadState.FINISHED
+    if w.is_true("QuotaReserved"):
+        return WorkloadState.EVICTED_HOLDING_QUOTA if w.is_true("Evicted") else WorkloadState.ADMITTED
+    if not w.active:
+        return WorkloadState.INACTIVE
+    return WorkloadState.PENDING
+
+
+def waiting_since(w: o.Workload, now: datetime) -> datetime:
+    """Since when the tenant waits: creation, or the last requeue after an eviction."""
+    t = w.meta.creation_timestamp or now
+    rq = w.condition("Requeued")
+    if rq is not None and rq.last_transition_time and w.is_true("Evicted") is False:
+        t = max(t, rq.last_transition_time)
+    ev = w.condition("Evicted")
+    if ev is not None and ev.last_transition_time and not w.is_true("QuotaReserved") and ev.status == "False":
+        t = max(t, ev.last_transition_time)
+    return t
+
+
+def admitted_at(w: o.Workload) -> datetime | None:
+    c = w.condition("Admitted") or w.condition("QuotaReserved")
+    return c.last_transition_time if c is not None and c.status == "True" else None
+
+
+def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> str | None:
+    """Why an admitted workload is not running yet, or None if it runs (or we cannot tell)."""
+    if w.is_true("Evicted") or w.is_true("Finished"):
+        return None
+    if job is not None and job.suspend:
+        return "Job still suspended"
+    live = [p for p in pods if p.phase not in ("Succeeded", "Failed") and p.meta.deletion_timestamp is None]
+    if not live:
+        return None
+    if any(ADMISSION_GATE in p.spec.scheduling_gates for p in live):
+        return "pods still carry the kueue.x-k8s.io/admission scheduling gate"
+    unscheduled = [p for p in live if not p.spec.node_name and p.phase in ("Pending", "")]
+    if unscheduled:
+        return f"{len(unscheduled)} pod(s) unschedulable (no node has room)"
+    return None
+
+
+def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o.Job]]:
+    """Pods and Jobs per workload (annotation, pod-group label, or owning Job's uid)."""
+    by_owner: dict[str, str] = {}
+    for (wns, wname), w in state.workloads.items():
+        k = f"{wns}/{wname}"
+        for ref in w.meta.owner_references:
+            if ref.get("uid"):
+                by_owner[str(ref["uid"])] = k
+        job_uid = w.meta.labels.get("kueue.x-k8s.io/job-uid")
+        if job_uid:
+            by_owner[job_uid] = k
+    pods: dict[str, list[o.Pod]] = defaultdict(list)
+    for (ns, _), p in sorted(state.pods.items()):
+        key: str | None = None
+        ann = p.meta.annotations.get(WORKLOAD_ANNOTATION)
+        if ann:
+            key = f"{ns}/{ann}"
+        elif p.meta.labels.get(POD_GROUP_LABEL):
+            key = f"{ns}/{p.meta.labels[POD_GROUP_LABEL]}"
+        else:
+            for lbl in JOB_UID_LABELS:
+                if p.meta.labels.get(lbl) in by_owner:
+                    key = by_owner[p.meta.labels[lbl]]
+                    break
+            else:
+                for ref in p.meta.owner_references:
+                    if str(ref.get("uid")) in by_owner:
+                        key = by_owner[str(ref["uid"])]
+                        break
+        if key is not None:
+            pods[key].append(p)
+    jobs = {}
+    for j in state.jobs.values():
+        if j.meta.uid in by_owner:
+            jobs[by_owner[j.meta.uid]] = j
+    return dict(pods), jobs
+
+
+def failed_kinds(manifest: dict[str, Any]) -> tuple[str, ...]:
+    out = []
+    for f in manifest.get("failed") or []:
+        if isinstance(f, dict) and f.get("kind") and not f.get("optional"):
+            out.append(str(f["kind"]))
+    return tuple(out)
+
+
+def collection_gaps(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """What `collect` could not read (manifest.json "failed"), so a reader knows what is missing."""
+    out = []
+    for f in manifest.get("failed") or []:
+        if isinstance(f, dict):
+            what = f.get("kind") or f.get("what") or "?"
+            why = f.get("reason") or "failed"
+            out.append(f"{what}: {why}" + (f" ({f['message']})" if f.get("message") else "")
+                       + (" [optional]" if f.get("optional") else ""))
+        else:
+            out.append(str(f))
+    return tuple(out)
+
+
+def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
+    dep = state.kueue_deployment()
+    version = dep.kueue_version() if dep else None
+    gates = dict(dep.feature_gates()) if dep else {}
+    if state.configuration is not None:
+        gates.update(state.configuration.feature_gates)
+    release = None
+    if version:
+        try:
+            parse_version(version)
+            release = release_for(version, gates)
+        except Exception:  # an unparsable tag (a dev build): use the engine's defaults
+            release = None
+    return version, release, gates
+
+
+def snapshot_time(snap: Snapshot, logs: Any) -> datetime:
+    if snap.taken_at is not None:
+        return snap.taken_at
+    if logs is not None and getattr(logs, "last", None):
+        return utc(logs.last)
+    t = latest_timestamp(snap.state)
+    if t is not None:
+        return t
+    return datetime.now().astimezone()   # nothing in the folder says when: the reader's clock
+
+
+def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+    state = snap.state
+    version, release, gates = release_of(state)
+    cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
+    if release is not None:
+        cfg.drs_mode = release.drs_mode
+    now = now or snapshot_time(snap, logs)
+    model = AdmissionModel(state, cfg)
+    pods_of, jobs_of = index_pods(state)
+    evaluator = Evaluator(model.snapshot.flavors, cfg, min_wait)
+
+    workloads: dict[str, WorkloadFacts] = {}
+    timed = 0
+    admissions: dict[str, int] = defaultdict(int)
+    preemptions: dict[str, int] = defaultdict(int)
+    last_admission: dict[str, datetime] = {}
+    since = now - RATE_WINDOW
+    positions: dict[str, int] = {}
+    esnap = model.snapshot
+    all_cqs = {**esnap.cluster_queues, **esnap.inactive}
+    order = {name: model.queues.pending_in_order(name) for name in all_cqs}
+    for lst in order.values():
+        for i, wi in enumerate(lst, 1):
+            positions[wi.key] = i
+    queued = {wi.key for lst in order.values() for wi in lst}
+    for (ns, name), w in state.workloads.items():
+        key = f"{ns}/{name}"
+        st = workload_state(w)
+        if st is WorkloadState.PENDING and key not in queued:
+            st = WorkloadState.UNQUEUED
+        pods = pods_of.get(key, [])
+        job = jobs_of.get(key)
+        if w.status.admission is not None and w.is_true("QuotaReserved"):
+            routed = w.status.admission.cluster_queue
+        else:
+            queued_to = model.queues.local_queues.get((ns, w.queue_name)) or ""
+            routed = queued_to or (state.local_queues[(ns, w.queue_name)].cluster_queue
+                        if (ns, w.queue_name) in state.local_queues else "")
+        nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
+        workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
+                                       admitted_at(w), positions.get(key), nr, tuple(pods), job)
+        qr = w.condition("QuotaReserved")
+        if qr is not None and qr.last_transition_time is not None:
+            timed += 1
+            if qr.status == "True" and w.status.admission and qr.last_transition_time <= now:
+                adm_cq = w.status.admission.cluster_queue
+                if since <= qr.last_transition_time:
+                    admissions[adm_cq] += 1
+                if adm_cq not in last_admission or last_admission[adm_cq] < qr.last_transition_time:
+                    last_admission[adm_cq] = qr.last_transition_time
+        pc = w.condition("Preempted")
+        if pc is not None and pc.status == "True" and pc.last_transition_time and since <= pc.last_transition_time:
+            ev = w.condition("Evicted")
+            preemptions[preemptor_queue(ev.message if ev else "") or routed] += 1
+    if logs is not None:
+        log_rates(logs, since, now, admissions, last_admission)
+
+    queues: dict[str, QueueFacts] = {}
+    for name, cq in sorted(all_cqs.items()):
+        pending = [Waiting(wi, workloads[wi.key].waiting_since) for wi in order[name]]
+        not_running: dict[str, str] = {}
+        observed_nr: list[NotRunning] = []
+        not_released: list[NotReleased] = []
+        for key, wi in cq.workloads.items():
+            wf = workloads.get(key)
+            if wf is None or wf.not_running is None:
+                continue
+            not_running[key] = wf.not_running
+            observed_nr.append(NotRunning(wi, wf.waiting_since, wf.not_running))
+            if "gate" in wf.not_running or "suspended" in wf.not_running:
+                held = now - (wf.admitted_at or now)
+                if held >= min_wait:
+                    not_released.append(NotReleased(key, wf.not_running, held))
+        g = evaluator.evaluate(QueueObservation(cq, pending, observed_nr), now, detail=True)
+        obj = cq.obj
+        cohort = obj.cohort or ""
+        root = esnap.cohorts[cohort].root().name if cohort in esnap.cohorts else cohort
+        active_cond = next((c for c in obj.status.conditions if c.type == "Active"), None)
+        qf = QueueFacts(name, cohort, root, cq.strategy, esnap.inactive[name].inactive_reason
+                        if name in esnap.inactive else "", active_cond, g, tuple(wi.key for wi in order[name]),
+                        not_running, tuple(sorted(not_released, key=lambda n: n.key)),
+                        admissions_last_hour=admissions.get(name, 0), preemptions_last_hour=preemptions.get(name, 0),
+                        last_admission=last_admission.get(name))
+        if g.violated and name in esnap.cluster_queues and order[name]:
+            qf.head = head_facts(model, cfg, now, name, order[name][0])
+        queues[name] = qf
+
+    cohorts = {name: CohortFacts(name, node.parent.name if node.parent else "", node.root().name,
+                                 dict(node.subtree), dict(node.usage)) for name, node in sorted(esnap.cohorts.items())}
+    facts = Facts(
+        origin=snap.origin, now=now, min_wait=min_wait, version=version, release=release, config=cfg, model=model,
+        read=ReadCounts(state.counts(), len(snap.log_files), logs.lines if logs is not None else 0,
+                        logs.parsed if logs is not None else 0, failed_kinds(snap.manifest), timed),
+        workloads=workloads, queues=queues, cohorts=cohorts, victims=tuple(find_victims(state, workloads, now)),
+        nodes=node_health(state), controller=controller_health(state), logs=logs, log_files=tuple(snap.log_files),
+        capacity=capacity_facts(state, esnap), collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest)
+    heap.settle()
+    return facts
+
+
+def log_rates(logs: Any, since: datetime, now: datetime, admissions: dict[str, int],
+              last_admission: dict[str, datetime]) -> None:
+    """Admissions per queue from the log's per-minute timeline, inside the window (the log may
+    cover much more than the last hour; it has no per-minute count of preemptions issued)."""
+    from ..logs.timeparse import parse_ts
+    for cq_name, q in (logs.per_cluster_queue or {}).items():
+        a = 0
+        for row in q.get("perMinute") or []:
+            ts = parse_ts(row.get("minute", ""))
+            if ts is None:
+                continue
+            t = utc(ts)
+            if row.get("admitted") and t <= now and (cq_name not in last_admission or last_admission[cq_name] < t):
+                last_admission[cq_name] = t
+            if since - timedelta(minutes=1) < t <= now:
+                a += int(row.get("admitted", 0) or 0)
+        admissions[cq_name] = max(admissions[cq_name], a)
+
+
+def head_facts(model: AdmissionModel, cfg: EngineConfig, now: datetime, name: str, head: WorkloadInfo) -> HeadFacts:
+    cqs = model.snapshot.cluster_queues[name]
+    pre = Preemptor(model.snapshot, cfg, now)
+    assignment, targets = model.scheduler.get_assignments(head, cqs, pre)
+    return HeadFacts(head.key, MODE_NAMES[assignment.representative_mode()], assignment.message(),
+                     tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets))
+
+
+def find_victims(state: ClusterState, workloads: dict[str, WorkloadFacts], now: datetime) -> list[VictimFacts]:
+    out = []
+    for (ns, name), w in state.workloads.items():
+        key = f"{ns}/{name}"
+        wf = workloads[key]
+        if wf.state is not WorkloadState.EVICTED_HOLDING_QUOTA:
+            continue
+        ev = w.condition("Evicted")
+        evicted_at = (ev.last_transition_time if ev is not None else None) or now
+        live = [p for p in wf.pods if p.phase not in ("Succeeded", "Failed")]
+        past_grace, grace = [], 0
+        for p in live:
+            g = p.meta.deletion_grace_period_seconds
+            if g is None:
+                g = p.spec.termination_grace_period_seconds
+            grace = max(grace, g or 0)
+            if p.meta.deletion_timestamp is not None and p.meta.deletion_timestamp + timedelta(seconds=g or 0) < now:
+                past_grace.append(p.meta.name)
+        pod_group = any(p.meta.labels.get(POD_GROUP_LABEL) for p in live) or (
+            bool(live) and wf.job is None and not any(r.get("kind") == "Job" for r in w.meta.owner_references))
+        out.append(VictimFacts(key, wf.cluster_queue, evicted_at, now - evicted_at, tuple(p.meta.name for p in live),
+                               tuple(past_grace), grace, preemptor_queue(ev.message if ev is not None else ""),
+                               pod_group))
+    return sorted(out, key=lambda v: v.key)
+
+
+def node_health(state: ClusterState) -> NodeHealth:
+    not_ready, cordoned, ready = [], [], 0
+    for name, n in sorted(state.nodes.items()):
+        r = n.ready()
+        if r is False or (r is None and n.conditions):
+            not_ready.append(name)
+        elif n.unschedulable:
+            cordoned.append(name)
+        elif r:
+            ready += 1
+    return NodeHealth(tuple(not_ready), tuple(cordoned), ready)
+
+
+def controller_health(state: ClusterState) -> ControllerHealth:
+    dep = state.kueue_deployment()
+    restarts = {}
+    for (ns, name), p in sorted(state.pods.items()):
+        if "kueue-controller-manager" in name:
+            n = sum(int(c.get("restartCount", 0) or 0) for c in p.container_statuses)
+            restarts[f"{ns}/{name}"] = n
+    if dep is None:
+        return ControllerHealth(None, 0, 0, restarts)
+    return ControllerHealth(f"{dep.meta.namespace}/{dep.meta.name}", dep.ready_replicas, dep.replicas, restarts)

@@ -1,0 +1,59 @@
+"""Step 2: rule out fragmentation (free node slots of each pending shape, frag/)."""
+from __future__ import annotations
+
+from ..facts import Facts
+from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
+
+
+def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
+    state = facts.state
+    step = Step(2, "Rule out fragmentation", read={"Node": len(state.nodes), "Pod": len(state.pods)})
+    if not state.nodes or not state.pods:
+        step.summary = ("cannot tell: no Nodes and Pods in the snapshot: collect "
+                        "`kubectl get nodes,pods -A -o yaml`")
+        return step, []
+    if not found:
+        step.status = StepStatus.SKIPPED
+        step.summary = "no violation to explain"
+        return step, []
+    from ...frag.diagnose import FRAGMENTATION
+    from ...frag.diagnose import diagnose as frag_diagnose
+    from ...frag.from_state import node_shapes, queue_demands
+    # node shapes once, then only slot counting per queue; the costly placement-policy what-if
+    # runs once, for the shapes fragmentation strands
+    now, empty, running = node_shapes(state)
+    cache: dict = {}
+    infos = facts.model.infos
+    per_queue = [(v, frag_diagnose(now, queue_demands(state, v.cluster_queue, now,
+                                                      [infos[k].obj for k in facts.queues[v.cluster_queue].pending],
+                                                      cache), slot_cache=cache))
+                 for v in found]
+    fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
+    if fragmented:
+        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"),
+                             slot_cache=cache)
+        for f, r in zip(fragmented, redo, strict=True):
+            f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
+    causes = []
+    for v, findings in per_queue:
+        unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items() if "unschedulable" in r]
+        for f in findings:
+            step.evidence.append(f"{v.cluster_queue}: {f.summary()}")
+            if f.cause != FRAGMENTATION:
+                continue
+            gains = ", ".join(f"{p} +{g}" for p, g in f.policy_gain().items() if g > 0)
+            causes.append(Cause(
+                CauseId.FRAGMENTATION, Confidence.HIGH if unsched else Confidence.MEDIUM, [v.cluster_queue],
+                v.pending_workloads,
+                f"{v.cluster_queue}: enough free resources in total but no node has room for "
+                f"{f.demand.shape.describe()}.",
+                [f"{v.cluster_queue}: {f.summary()}"] + ([f"placement policies would have fit more: {gains}"]
+                                                          if gains else []),
+                "Pack GPU pods (MostAllocated / bin-packing scoring), drain and defragment nodes, or size "
+                "workloads to the free node shapes.", weight=len(v.pending_workloads)))
+        for k in unsched:
+            step.evidence.append(f"{v.cluster_queue}: admitted workload {k} has unschedulable pods")
+    step.status = StepStatus.FAIL if causes else StepStatus.PASS
+    step.summary = ("free capacity is stranded on nodes that cannot take the pending shapes" if causes else
+                    f"no violating queue is blocked by fragmentation ({len(state.nodes)} nodes checked)")
+    return step, causes

@@ -1,0 +1,201 @@
+"""Does a queue's waiting work fit its nominal quota, on flavors the work can use?
+
+Eligibility is the engine's own (``engine.eligibility``): a flavor whose node labels the pod's
+node selector or required affinity excludes, whose taints it does not tolerate, or that the
+allowed-flavors annotation leaves out, is no room for that work however idle its quota is.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+
+from ..api import objects as o
+from ..engine.config import EngineConfig
+from ..engine.eligibility import allowed_flavors, flavor_problem, ignores_undeclared
+from ..engine.quota import FR
+from ..engine.snapshot import ClusterQueueSnapshot
+from ..engine.workload import WorkloadInfo
+from .observation import QueueObservation
+from .verdict import DEFAULT_MIN_WAIT, Fit, FitVerdict, QueueGuarantee
+
+# per pod-set group: the flavors it may use, in the queue's order, and what it needs of them
+Step = tuple[tuple[str, ...], dict[str, int]]
+Plan = tuple[tuple[Step, ...], tuple[str, ...]]     # (steps, reasons flavors were excluded)
+
+
+class Evaluator:
+    """Evaluates queues of one cluster; keeps each workload's fit plan while the workload lives,
+    since a simulation asks about the same pending work at every sample."""
+
+    def __init__(self, flavors: Mapping[str, o.ResourceFlavor], config: EngineConfig,
+                 min_wait: timedelta = DEFAULT_MIN_WAIT):
+        self.flavors = flavors
+        self.config = config
+        self.min_wait = min_wait
+        self._plans: dict[tuple[str, str], tuple[WorkloadInfo, Plan | Fit]] = {}
+        self._largest: dict[str, tuple[WorkloadInfo, dict[str, int]]] = {}
+
+    def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
+        """``detail``: keep a verdict for every pending workload (the doctor's explain reads them)."""
+        cq = obs.cluster_queue
+        node = cq.node
+        nominal = {fr: q.nominal for fr, q in node.quotas.items()}
+        reserved = {fr: node.usage.get(fr, 0) for fr in nominal}
+        unused = {fr: max(0, nominal[fr] - reserved[fr]) for fr in nominal}
+        free = dict(unused)
+        pending_fits: dict[FR, int] = {}
+        fitting: list[str] = []
+        violating: list[str] = []
+        verdicts: dict[str, FitVerdict] = {}
+        since: datetime | None = None
+        # what any flavor could still give per resource: a cheap first test before placing
+        room: dict[str, int] = {}
+        for fr, v in unused.items():
+            room[fr[1]] = max(room.get(fr[1], 0), v)
+        saturated = not any(unused.values())
+        for waiting in obs.pending:
+            wi = waiting.workload
+            if saturated:  # a queue at or above its nominal quota guarantees nothing more
+                if detail:
+                    verdicts[wi.key] = FitVerdict(Fit.QUEUE_AT_NOMINAL)
+                continue
+            plan = self.plan(cq, wi)
+            if isinstance(plan, Fit):
+                if detail:
+                    verdicts[wi.key] = FitVerdict(plan)
+                continue
+            steps, excluded = plan
+            if not steps and excluded:
+                if detail:
+                    verdicts[wi.key] = FitVerdict(Fit.NO_ELIGIBLE_FLAVOR, excluded=excluded)
+                continue
+            if any(v > room.get(r, 0) for r, v in self._largest_requests(wi).items()):
+                if detail:
+                    verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
+                continue
+            # the quota nominal would give: pending work taken in queue order until it is used up
+            placed = _fit_within(steps, free)
+            if placed is not None:
+                for fr, v in placed.items():
+                    free[fr] -= v
+                    pending_fits[fr] = pending_fits.get(fr, 0) + v
+            # guaranteed when it alone fits what the queue leaves unused
+            alone = placed if placed is not None else _fit_within(steps, unused)
+            if alone is None:
+                if detail:
+                    verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
+                continue
+            if detail:
+                verdicts[wi.key] = FitVerdict(Fit.FITS, alone, excluded)
+            fitting.append(wi.key)
+            if now - waiting.since >= self.min_wait:
+                violating.append(wi.key)
+                since = _earliest(since, waiting.since + self.min_wait)
+        not_running: list[str] = []
+        # admitted work is guaranteed to run only while the queue is inside its nominal quota
+        if all(reserved[fr] <= nominal[fr] for fr in nominal):
+            for nr in obs.not_running:
+                if now - nr.since >= self.min_wait:
+                    not_running.append(nr.workload.key)
+                    since = _earliest(since, nr.since + self.min_wait)
+        return QueueGuarantee(cq.name, nominal, reserved, pending_fits, tuple(fitting), tuple(violating),
+                              tuple(not_running), since, verdicts)
+
+    def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
+        """Per pod-set group and resource group: the eligible flavors and what the group needs."""
+        cached = self._plans.get((cq.name, wi.key))
+        if cached is not None and cached[0] is wi:
+            return cached[1]
+        plan = self._make_plan(cq, wi)
+        self._plans[(cq.name, wi.key)] = (wi, plan)
+        return plan
+
+    def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
+        allowed = allowed_flavors(wi, self.config)
+        ignore_undeclared = ignores_undeclared(self.config)
+        covers_pods = cq.covers("pods")
+        steps: list[Step] = []
+        excluded: list[str] = []
+        for ids in _pod_set_groups(wi):
+            req: dict[str, int] = {}
+            for i in ids:
+                ps = wi.pod_sets[i]
+                for r, v in ps.total().items():
+                    req[r] = req.get(r, 0) + v
+                if covers_pods:
+                    req["pods"] = req.get("pods", 0) + ps.count
+            specs = [wi.obj.pod_sets[i].template for i in ids if i < len(wi.obj.pod_sets)]
+            done: set[str] = set()
+            for res, v in req.items():
+                if res in done or v == 0:
+                    continue
+                group = cq.group_for(res)
+                if group is None:
+                    if ignore_undeclared:
+                        continue
+                    return Fit.RESOURCE_NOT_COVERED
+                usable = []
+                for fname in group.flavors:
+                    if allowed is not None and fname not in allowed:
+                        excluded.append(f"flavor {fname} is not in the workload's allowed flavors")
+                        continue
+                    problem = flavor_problem(fname, self.flavors.get(fname), specs)
+                    if problem:
+                        excluded.append(problem)
+                        continue
+                    usable.append(fname)
+                wanted = {r: x for r, x in req.items() if r in group.covered and x}
+                done.update(wanted)
+                if not usable:
+                    return ((), tuple(dict.fromkeys(excluded)))
+                steps.append((tuple(usable), wanted))
+        return tuple(steps), tuple(dict.fromkeys(excluded))
+
+    def _largest_requests(self, wi: WorkloadInfo) -> dict[str, int]:
+        """Per resource, the largest pod set total: no flavor with less room can take the workload."""
+        cached = self._largest.get(wi.key)
+        if cached is not None and cached[0] is wi:
+            return cached[1]
+        out: dict[str, int] = {}
+        for ps in wi.pod_sets:
+            for r, v in ps.total().items():
+                if v > out.get(r, 0):
+                    out[r] = v
+        self._largest[wi.key] = (wi, out)
+        return out
+
+    def forget(self, key: str) -> None:
+        """Drop what is cached for a workload that is gone (the simulator calls this)."""
+        self._largest.pop(key, None)
+        for k in [k for k in self._plans if k[1] == key]:
+            del self._plans[k]
+
+
+def _pod_set_groups(wi: WorkloadInfo) -> list[list[int]]:
+    """Pod sets that share a podSetGroupName take one flavor together, as Kueue assigns them."""
+    groups: dict[str, list[int]] = {}
+    for i in range(len(wi.pod_sets)):
+        tr = wi.obj.pod_sets[i].topology_request if i < len(wi.obj.pod_sets) else None
+        key = str(i)
+        if isinstance(tr, dict) and tr.get("podSetGroupName"):
+            key = "g:" + str(tr["podSetGroupName"])
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _fit_within(steps: Sequence[Step], free: Mapping[FR, int]) -> dict[FR, int] | None:
+    """Flavors (first that fits, in the queue's order) under which the work fits in ``free``."""
+    placed: dict[FR, int] = {}
+    for flavors, wanted in steps:
+        for flavor in flavors:
+            if all(free.get((flavor, r), 0) - placed.get((flavor, r), 0) >= x for r, x in wanted.items()):
+                for r, x in wanted.items():
+                    placed[(flavor, r)] = placed.get((flavor, r), 0) + x
+                break
+        else:
+            return None
+    return placed
+
+
+def _earliest(a: datetime | None, b: datetime) -> datetime:
+    return b if a is None or b < a else a

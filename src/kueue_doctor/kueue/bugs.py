@@ -1,0 +1,82 @@
+"""The three production bugs: their upstream issues, the releases that fix them, and whether a
+given release carries them (kueue-signals.md §0, §H)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .features import GATES
+from .releases import (
+    EXACT_SHARE_FIX,
+    MIN_ONE_SHARE_FIX,
+    STUCK_POD_FIX,
+    DrsMode,
+    KueueRelease,
+)
+from .version import LATEST
+
+ISSUES = "kubernetes-sigs/kueue"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownBug:
+    cause: str                    # the cause id the doctor and the log scanner report
+    title: str
+    issues: tuple[int, ...]       # upstream issue numbers, the main one first
+    fixed_in: str
+    affected: Callable[[KueueRelease], bool]
+
+    @property
+    def issue(self) -> str:
+        return f"{ISSUES}#" + ", #".join(str(n) for n in self.issues)
+
+
+def _gated_fix(gate: str, pr: int) -> str:
+    """A fix that ships behind a gate: the first release with the gate and how to turn it on."""
+    g = GATES[gate]
+    default = "on" if g.default(LATEST) else "off"
+    first = g.specs[0].stage
+    assert first is not None, gate   # Gate refuses a table that starts with a "missing" marker
+    stage = first.lower()
+    return f"{g.introduced.label} with the {stage} gate {gate}=true (PR #{pr}; {default} by default)"
+
+
+BUGS: tuple[KnownBug, ...] = (
+    KnownBug("slow-preemption-release", "pod-group quota held while preempted pods terminate", (6143,),
+             _gated_fix("FastQuotaReleaseInPodIntegration", 8992),
+             lambda r: not r.fast_pod_release),
+    KnownBug("stuck-preemption-target",
+             "a pod stuck terminating keeps its quota and blocks every head targeting it", (6488, 6757),
+             STUCK_POD_FIX.text, lambda r: not r.stuck_pod_fix),
+    KnownBug("drs-rounding", "integer DRS rounds borrowing ClusterQueues to 0 in fair-sharing preemption",
+             (6577,), f"{MIN_ONE_SHARE_FIX.text}; exact shares from {EXACT_SHARE_FIX.text}",
+             lambda r: r.drs_mode != DrsMode.EXACT),
+)
+
+_BY_CAUSE = {b.cause: b for b in BUGS}
+
+
+def bug(cause: str) -> KnownBug:
+    """Raises KeyError for a cause that is not one of the known bugs."""
+    return _BY_CAUSE[cause]
+
+
+def affected(release: KueueRelease | None, cause: str) -> bool | None:
+    """True/False when the release is known, None when it is not."""
+    if release is None:
+        return None
+    return bug(cause).affected(release)
+
+
+def release_notes(release: KueueRelease | None, fair_sharing: bool) -> list[str]:
+    if release is None:
+        return [("Kueue version unknown (no kueue-controller-manager Deployment in the snapshot): "
+                 "release-specific bugs cannot be ruled in or out.")]
+    notes = []
+    for b in BUGS:
+        if b.cause == "drs-rounding" and not fair_sharing:
+            continue   # DRS is only computed under fair sharing: the bug cannot bite
+        if b.affected(release):
+            notes.append(f"Kueue {release.label} carries the bug '{b.title}' ({b.issue}); "
+                         f"fixed in {b.fixed_in}.")
+    return notes

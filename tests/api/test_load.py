@@ -1,0 +1,58 @@
+"""Every object file shipped with the project or in the shared data loads without error,
+and kinds kueue-doctor does not read are skipped and counted, not rejected."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kueue_doctor.api.load import load_documents, load_paths, object_files
+from tests.paths import REPO, SHARED
+
+ROOTS = [REPO / "tests", REPO / "examples"] + ([SHARED] if SHARED.is_dir() else [])
+
+
+def _valid_files() -> list[Path]:
+    broken = REPO / "tests" / "broken"
+    return [f for root in ROOTS if root.exists() for f in object_files(root)
+            if broken not in f.parents]
+
+
+FILES = _valid_files()
+
+
+def test_there_are_files_to_check():
+    assert len(FILES) > 100
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(f.parents[1])) for f in FILES])
+def test_file_loads(path):
+    state = load_paths([path])
+    if REPO / "tests" / "conformance" in path.parents:
+        # Scenario files hold their objects under "objects:"; none may be skipped as
+        # unknown, or a conformance case would silently lose part of its cluster.
+        assert not any("kueue.x-k8s.io" in what for what in state.skipped), state.skipped
+
+
+def test_unknown_kinds_are_skipped_and_counted():
+    docs = [
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "AdmissionCheck", "metadata": {"name": "prov"}},
+        {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "a"}},
+        {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "b"}},
+        # a known kind in a group kueue-doctor does not read is someone else's kind
+        {"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": {"name": "c"}},
+        {"note": "not an object at all"},
+    ]
+    state = load_documents(docs)
+    assert state.counts() == {"ResourceFlavor": 1}
+    assert state.skipped == {"kueue.x-k8s.io/v1beta1 AdmissionCheck": 1, "networking.k8s.io/v1 Ingress": 2,
+                             "example.com/v1 Deployment": 1, "(not a Kubernetes object)": 1}
+
+
+def test_files_are_not_modified(tmp_path):
+    f = tmp_path / "q.yaml"
+    f.write_bytes(b"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: x}\n")
+    before = f.read_bytes(), f.stat().st_mtime_ns
+    load_paths([f])
+    assert (f.read_bytes(), f.stat().st_mtime_ns) == before

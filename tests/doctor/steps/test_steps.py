@@ -1,0 +1,123 @@
+"""Each step of the recipe on small built clusters: the status it gives, and what it read."""
+from __future__ import annotations
+
+from kueue_doctor.doctor.diagnose import violations
+from kueue_doctor.doctor.findings import CauseId, StepStatus
+from kueue_doctor.doctor.steps.fragmentation import step2
+from kueue_doctor.doctor.steps.guarantee import step1
+from kueue_doctor.doctor.steps.health import step6
+from kueue_doctor.doctor.steps.logs import step5
+from kueue_doctor.doctor.steps.rates import step3
+from kueue_doctor.doctor.steps.release import step4
+
+from ..cluster import cluster_queue, condition, facts_of, flavor, local_queue, node, pod, workload
+
+POOL = {"pool": "gpu"}
+
+
+def base(*extra):
+    return [flavor("f", POOL), cluster_queue("q", {"f": 16}, strategy="BestEffortFIFO"),
+            local_queue("ns", "lq", "q"), *extra]
+
+
+def test_step1_fails_with_the_violating_queue_and_figures(tmp_path):
+    f = facts_of(tmp_path / "s", base(workload("ns", "w", "lq", 8)))
+    found = violations(f)
+    s = step1(f, found)
+    assert s.status is StepStatus.FAIL and "q" in s.summary
+    assert found[0].resources[("f", "nvidia.com/gpu")].pending_that_fits == 8
+    assert s.read["Workload"] == 1
+
+
+def test_step1_passes_when_fitting_work_waited_less(tmp_path):
+    f = facts_of(tmp_path / "s", base(workload("ns", "w", "lq", 8, created="2026-11-30T11:58:00Z")))
+    s = step1(f, violations(f))
+    assert s.status is StepStatus.PASS and "1 fitting workload(s) waited less" in s.summary
+
+
+def test_step2_is_unknown_without_pods_and_skipped_without_violation(tmp_path):
+    f = facts_of(tmp_path / "a", base(workload("ns", "w", "lq", 8), node("n", POOL, 8)))
+    assert step2(f, violations(f))[0].status is StepStatus.UNKNOWN
+    f = facts_of(tmp_path / "b", base(node("n", POOL, 8), pod("ns", "p", "x", 1, node_name="n")))
+    assert step2(f, [])[0].status is StepStatus.SKIPPED
+
+
+def test_step2_names_fragmentation(tmp_path):
+    # 16 GPUs free in all, 4 per node: no node can take an 8-GPU pod
+    objs = base(workload("ns", "w", "lq", 8))
+    for i in range(4):
+        objs += [node(f"n{i}", POOL, 8), pod("ns", f"other-{i}", "x", 4, node_name=f"n{i}")]
+    f = facts_of(tmp_path / "s", objs)
+    s, causes = step2(f, violations(f))
+    assert s.status is StepStatus.FAIL and causes and causes[0].id is CauseId.FRAGMENTATION
+
+
+def test_step3_fails_for_a_violating_queue_that_admits_nothing(tmp_path):
+    old = workload("ns", "old", "lq", 1, created="2026-11-30T09:00:00Z", admitted_to=("q", "f"))
+    f = facts_of(tmp_path / "s", base(old, workload("ns", "w", "lq", 8)))
+    s = step3(f, violations(f))
+    assert s.status is StepStatus.FAIL and "q" in s.summary
+
+
+def test_step3_passes_when_the_queue_admitted_after_its_violation_began(tmp_path):
+    recent = workload("ns", "recent", "lq", 1, created="2026-11-30T11:50:00Z", admitted_to=("q", "f"))
+    f = facts_of(tmp_path / "s", base(recent, workload("ns", "w", "lq", 8)))
+    s = step3(f, violations(f))
+    assert s.status is StepStatus.PASS and f.queues["q"].admissions_last_hour == 1
+
+
+def test_step3_is_unknown_without_condition_times_or_logs(tmp_path):
+    f = facts_of(tmp_path / "s", base(workload("ns", "w", "lq", 8)))
+    assert step3(f, violations(f)).status is StepStatus.UNKNOWN
+
+
+def test_step4_finds_a_gated_workload(tmp_path):
+    w = workload("ns", "w", "lq", 8, admitted_to=("q", "f"))
+    p = pod("ns", "w-0", "w", 8, phase="Pending")
+    p["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    f = facts_of(tmp_path / "s", base(w, p, node("n", POOL, 8)))
+    found = violations(f)
+    s, causes = step4(f, found)
+    assert s.status is StepStatus.FAIL and causes[0].id is CauseId.NOT_RELEASED
+    assert found and found[0].not_running == ["ns/w"]
+
+
+def test_step4_skipped_without_admitted_work_and_unknown_without_pods(tmp_path):
+    f = facts_of(tmp_path / "a", base(workload("ns", "w", "lq", 8)))
+    assert step4(f, [])[0].status is StepStatus.SKIPPED
+    f = facts_of(tmp_path / "b", base(workload("ns", "w", "lq", 8, admitted_to=("q", "f"))))
+    assert step4(f, [])[0].status is StepStatus.UNKNOWN
+
+
+def test_step4_reports_a_victim_holding_quota(tmp_path):
+    v = workload("ns", "victim", "lq", 8, admitted_to=("q", "f"))
+    condition(v, "Evicted", "True", "2026-11-30T11:40:00Z", "Preempted",
+              "Preempted to accommodate a workload (UID: x, JobUID: y) due to prioritization in the ClusterQueue; "
+              "preemptor path: /q; preemptee path: /q")
+    p = pod("ns", "victim-0", "victim", 8, node_name="n")
+    p["metadata"]["deletionTimestamp"] = "2026-11-30T11:40:00Z"
+    p["spec"]["terminationGracePeriodSeconds"] = 30
+    f = facts_of(tmp_path / "s", base(v, p, node("n", POOL, 8)))
+    s, _ = step4(f, [])
+    assert s.status is StepStatus.FAIL and f.victims[0].past_grace == ("victim-0",)
+    assert f.victims[0].preemptor_cluster_queue == "q"
+
+
+LOG = ('{"level":"info","ts":"2026-11-30T11:59:00.000Z","logger":"scheduler","msg":"Workload re-queued",'
+       '"workload":{"name":"w","namespace":"ns"},"clusterQueue":{"name":"q"},"queue":{"name":"lq",'
+       '"namespace":"ns"},"requeueReason":"Generic","added":true,"status":""}\n')
+
+
+def test_step5_unknown_without_a_log_pass_on_a_quiet_one(tmp_path):
+    assert step5(facts_of(tmp_path / "a", base())).status is StepStatus.UNKNOWN
+    f = facts_of(tmp_path / "b", base(), log=LOG)
+    s = step5(f)
+    assert s.status is StepStatus.PASS and s.read["logLinesParsed"] == 1
+
+
+def test_step6_names_notready_nodes_and_says_what_it_did_not_read(tmp_path):
+    f = facts_of(tmp_path / "s", base(node("a", POOL, 8), node("b", POOL, 8, ready=False)))
+    s, causes = step6(f)
+    assert s.status is StepStatus.FAIL and [c.id for c in causes] == [CauseId.NODE_UNHEALTHY]
+    assert "no controller Deployment read" in s.summary
+    assert step6(facts_of(tmp_path / "t", base()))[0].status is StepStatus.UNKNOWN
