@@ -29,6 +29,27 @@ class WorkloadState(StrEnum):
     UNQUEUED = "not queued"      # its LocalQueue or ClusterQueue is missing, or the LocalQueue is stopped
 
 
+class NotRunningKind(StrEnum):
+    ADMISSION_CHECK = "admission-check"   # quota reserved, an admission check not Ready yet
+    SUSPENDED = "suspended"               # the Job is still suspended
+    GATED = "gated"                       # pods still carry Kueue's admission scheduling gate
+    UNSCHEDULABLE = "unschedulable"       # released, but pods have no node
+
+
+@dataclass(frozen=True, slots=True)
+class NotRunningReason:
+    kind: NotRunningKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def not_released(self) -> bool:
+        """Kueue admitted it but did not hand it to Kubernetes (step 4's not-released)."""
+        return self.kind in (NotRunningKind.SUSPENDED, NotRunningKind.GATED)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadFacts:
     key: str
@@ -39,7 +60,7 @@ class WorkloadFacts:
     waiting_since: datetime             # creation, or the last requeue after an eviction
     admitted_at: datetime | None     # QuotaReserved/Admitted transition
     position: int | None = None      # 1-based position among the queue's pending work
-    not_running: str | None = None   # admitted but not running: why
+    not_running: NotRunningReason | None = None   # admitted but not running: why
     pods: tuple[o.Pod, ...] = ()
     job: o.Job | None = None
 
@@ -91,7 +112,7 @@ class QueueFacts:
     active_condition: o.Condition | None
     guarantee: QueueGuarantee
     pending: tuple[str, ...]            # keys, in the engine's queue order
-    not_running: dict[str, str] = field(default_factory=dict)     # admitted key -> why not running
+    not_running: dict[str, NotRunningReason] = field(default_factory=dict)   # admitted key -> why not running
     not_released: tuple[NotReleased, ...] = ()
     head: HeadFacts | None = None    # computed for queues in violation
     admissions_last_hour: int = 0

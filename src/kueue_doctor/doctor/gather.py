@@ -30,6 +30,8 @@ from .facts import (
     HeadFacts,
     NodeHealth,
     NotReleased,
+    NotRunningKind,
+    NotRunningReason,
     PreemptionTarget,
     QueueFacts,
     ReadCounts,
@@ -68,20 +70,28 @@ def admitted_at(w: o.Workload) -> datetime | None:
     return c.last_transition_time if c is not None and c.status == "True" else None
 
 
-def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> str | None:
+def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> NotRunningReason | None:
     """Why an admitted workload is not running yet, or None if it runs (or we cannot tell)."""
     if w.is_true("Evicted") or w.is_true("Finished"):
         return None
+    if not w.is_true("Admitted"):
+        # quota reserved, but Kueue admits (and releases) only once every admission check is Ready
+        waiting = [f"{c.get('name', '?')} ({c.get('state', '?')})" for c in w.status.admission_checks
+                   if c.get("state") != "Ready"]
+        if waiting:
+            return NotRunningReason(NotRunningKind.ADMISSION_CHECK,
+                                    "held by admission check(s) " + ", ".join(waiting))
     if job is not None and job.suspend:
-        return "Job still suspended"
+        return NotRunningReason(NotRunningKind.SUSPENDED, "Job still suspended")
     live = [p for p in pods if p.phase not in ("Succeeded", "Failed") and p.meta.deletion_timestamp is None]
     if not live:
         return None
     if any(ADMISSION_GATE in p.spec.scheduling_gates for p in live):
-        return "pods still carry the kueue.x-k8s.io/admission scheduling gate"
+        return NotRunningReason(NotRunningKind.GATED, f"pods still carry the {ADMISSION_GATE} scheduling gate")
     unscheduled = [p for p in live if not p.spec.node_name and p.phase in ("Pending", "")]
     if unscheduled:
-        return f"{len(unscheduled)} pod(s) unschedulable (no node has room)"
+        return NotRunningReason(NotRunningKind.UNSCHEDULABLE,
+                                f"{len(unscheduled)} pod(s) unschedulable (no node has room)")
     return None
 
 
@@ -232,7 +242,7 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
     queues: dict[str, QueueFacts] = {}
     for name, cq in sorted(all_cqs.items()):
         pending = [Waiting(wi, workloads[wi.key].waiting_since) for wi in order[name]]
-        not_running: dict[str, str] = {}
+        not_running: dict[str, NotRunningReason] = {}
         observed_nr: list[NotRunning] = []
         not_released: list[NotReleased] = []
         for key, wi in cq.workloads.items():
@@ -240,11 +250,11 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
             if wf is None or wf.not_running is None:
                 continue
             not_running[key] = wf.not_running
-            observed_nr.append(NotRunning(wi, wf.waiting_since, wf.not_running))
-            if "gate" in wf.not_running or "suspended" in wf.not_running:
+            observed_nr.append(NotRunning(wi, wf.waiting_since, wf.not_running.text))
+            if wf.not_running.not_released:
                 held = now - (wf.admitted_at or now)
                 if held >= min_wait:
-                    not_released.append(NotReleased(key, wf.not_running, held))
+                    not_released.append(NotReleased(key, wf.not_running.text, held))
         g = evaluator.evaluate(QueueObservation(cq, pending, observed_nr), now, detail=True)
         obj = cq.obj
         cohort = obj.cohort or ""

@@ -121,3 +121,16 @@ def test_step6_names_notready_nodes_and_says_what_it_did_not_read(tmp_path):
     assert s.status is StepStatus.FAIL and [c.id for c in causes] == [CauseId.NODE_UNHEALTHY]
     assert "no controller Deployment read" in s.summary
     assert step6(facts_of(tmp_path / "t", base()))[0].status is StepStatus.UNKNOWN
+
+
+def test_quota_reserved_work_held_by_an_admission_check_is_not_running(tmp_path):
+    w = workload("ns", "w", "lq", 8, admitted_to=("q", "f"))
+    w["status"]["conditions"] = [c for c in w["status"]["conditions"] if c["type"] != "Admitted"]
+    w["status"]["admissionChecks"] = [{"name": "provision-gpus", "state": "Pending", "message": "waiting",
+                                       "lastTransitionTime": "2026-11-30T11:30:00Z"}]
+    f = facts_of(tmp_path / "s", base(w))
+    reason = f.workloads["ns/w"].not_running
+    assert reason is not None and reason.kind == "admission-check" and "provision-gpus (Pending)" in str(reason)
+    found = violations(f)
+    assert found and found[0].not_running == ["ns/w"]
+    assert f.queues["q"].not_released == ()    # Kueue has not admitted it: not step 4's not-released

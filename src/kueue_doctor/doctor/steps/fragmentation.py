@@ -1,7 +1,7 @@
 """Step 2: rule out fragmentation (free node slots of each pending shape, frag/)."""
 from __future__ import annotations
 
-from ..facts import Facts
+from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
 
@@ -36,7 +36,8 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
             f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
     causes = []
     for v, findings in per_queue:
-        unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items() if "unschedulable" in r]
+        unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items()
+                   if r.kind is NotRunningKind.UNSCHEDULABLE]
         for f in findings:
             step.evidence.append(f"{v.cluster_queue}: {f.summary()}")
             if f.cause != FRAGMENTATION:
