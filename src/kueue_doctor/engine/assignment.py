@@ -6,24 +6,55 @@ FlavorAssignmentMode, granularMode, isPreferred), flavor_assigner_attempts.go.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntEnum
 
 from .quota import FR
 
-# Public modes, worst first (FlavorAssignmentMode).
-NO_FIT, PREEMPT, DEFERRED_FIT, FIT = 0, 1, 2, 3
-MODE_NAMES = {NO_FIT: "NoFit", PREEMPT: "Preempt", DEFERRED_FIT: "DeferredFit", FIT: "Fit"}
-MODE_BY_NAME = {v: k for k, v in MODE_NAMES.items()}
 
-# Internal preemption modes, worst first (preemptionMode).
-P_NO_FIT, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, P_FIT = range(5)
-PUBLIC_MODE = {P_NO_FIT: NO_FIT, P_NO_CANDIDATES: PREEMPT, P_PREEMPT: PREEMPT, P_RECLAIM: PREEMPT, P_FIT: FIT}
+class Mode(IntEnum):
+    """Public modes, worst first (FlavorAssignmentMode); str() is Kueue's spelling."""
+    NO_FIT = 0
+    PREEMPT = 1
+    DEFERRED_FIT = 2
+    FIT = 3
 
-# Results of a preemption simulation (PreemptionPossibility).
-NO_CANDIDATES, CAN_PREEMPT, CAN_RECLAIM = 0, 1, 2
-POSSIBILITY_NAMES = {NO_CANDIDATES: "NoCandidates", CAN_PREEMPT: "Preempt", CAN_RECLAIM: "Reclaim"}
-POSSIBILITY_BY_NAME = {v: k for k, v in POSSIBILITY_NAMES.items()}
-POSSIBILITY_TO_MODE = {NO_CANDIDATES: P_NO_CANDIDATES, CAN_PREEMPT: P_PREEMPT, CAN_RECLAIM: P_RECLAIM}
-MODE_TO_POSSIBILITY = {v: k for k, v in POSSIBILITY_TO_MODE.items()}
+    def __str__(self) -> str:
+        return MODE_NAMES[self]
+
+
+class PreemptionMode(IntEnum):
+    """Internal preemption modes, worst first (preemptionMode)."""
+    NO_FIT = 0
+    NO_CANDIDATES = 1
+    PREEMPT = 2
+    RECLAIM = 3
+    FIT = 4
+
+
+class Possibility(IntEnum):
+    """Results of a preemption simulation (PreemptionPossibility)."""
+    NO_CANDIDATES = 0
+    CAN_PREEMPT = 1
+    CAN_RECLAIM = 2
+
+    def __str__(self) -> str:
+        return POSSIBILITY_NAMES[self]
+
+
+NO_FIT, PREEMPT, DEFERRED_FIT, FIT = Mode.NO_FIT, Mode.PREEMPT, Mode.DEFERRED_FIT, Mode.FIT
+MODE_NAMES: dict[int, str] = {NO_FIT: "NoFit", PREEMPT: "Preempt", DEFERRED_FIT: "DeferredFit", FIT: "Fit"}
+MODE_BY_NAME: dict[str, int] = {v: k for k, v in MODE_NAMES.items()}
+
+P_NO_FIT, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, P_FIT = PreemptionMode
+PUBLIC_MODE: dict[int, Mode] = {P_NO_FIT: NO_FIT, P_NO_CANDIDATES: PREEMPT, P_PREEMPT: PREEMPT, P_RECLAIM: PREEMPT, P_FIT: FIT}
+
+NO_CANDIDATES, CAN_PREEMPT, CAN_RECLAIM = Possibility
+POSSIBILITY_NAMES: dict[int, str] = {NO_CANDIDATES: "NoCandidates", CAN_PREEMPT: "Preempt", CAN_RECLAIM: "Reclaim"}
+POSSIBILITY_BY_NAME: dict[str, int] = {v: k for k, v in POSSIBILITY_NAMES.items()}
+POSSIBILITY_TO_MODE: dict[int, PreemptionMode] = {NO_CANDIDATES: P_NO_CANDIDATES, CAN_PREEMPT: P_PREEMPT,
+                                                  CAN_RECLAIM: P_RECLAIM}
+MODE_TO_POSSIBILITY: dict[int, Possibility] = {P_NO_CANDIDATES: NO_CANDIDATES, P_PREEMPT: CAN_PREEMPT,
+                                               P_RECLAIM: CAN_RECLAIM}
 
 # QuotaReserved=False reasons, by severity (resolveNoFitReason).
 NO_MATCHING_FLAVOR = "NoMatchingFlavor"
