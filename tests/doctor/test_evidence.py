@@ -76,7 +76,8 @@ def test_each_step_says_what_it_read(tmp_path):
     assert steps[1]["status"] == "unknown"          # no Pods: fragmentation cannot be ruled out
     assert steps[3]["status"] == "unknown"          # an admitted workload, but no Pods or Jobs read
     assert steps[4]["status"] == "unknown"          # no controller log
-    assert steps[5]["status"] == "pass" and "1 of 1 node(s) Ready" in steps[5]["summary"]
+    # nodes read and Ready, but no controller Deployment: health cannot pass on half the evidence
+    assert steps[5]["status"] == "unknown" and "1 of 1 node(s) Ready" in steps[5]["summary"]
     assert steps[5]["read"]["Node"] == 1
 
 
@@ -86,3 +87,15 @@ def test_a_log_with_no_parsable_line_is_unknown(tmp_path):
     (folder / "kueue-controller-manager.log").write_text("not a log line\nneither is this\n")
     d = json.loads(run(folder, "--format", "json").stdout)
     assert d["steps"][4]["status"] == "unknown" and "parsed" in d["steps"][4]["summary"]
+
+
+def test_without_a_known_snapshot_time_fitting_work_is_unknown_then_now_decides(tmp_path):
+    objs = [flavor("b300", {}), cluster_queue("research", {"b300": 8}), local_queue("research", "main", "research"),
+            workload("research", "w", "main", 4, created="2026-11-30T11:30:00Z")]
+    folder = write_folder(tmp_path / "pasted", objs, collected_at=None)   # as pasted: no manifest.json
+    res = run(folder, "--format", "json")
+    assert res.exit_code == 4 and "--now" in json.loads(res.stdout)["steps"][0]["summary"]
+    assert run(folder, "--now", "2026-11-30T12:00:00Z").exit_code == 3
+    assert run(folder, "--now", "2026-11-30T11:32:00Z").exit_code == 0
+    bad = run(folder, "--now", "yesterday")
+    assert bad.exit_code == 2 and "--now" in bad.stderr

@@ -24,30 +24,10 @@ EXIT_NO_VIOLATION, EXIT_VIOLATION, EXIT_CANNOT_TELL = 0, 3, 4
 
 # What kueue-doctor gets wrong today, per (case, aspect): the reason of the strict xfail.
 WRONG = {
-    ("kueue-1726", "verdict"): (
-        "missed violation: an admitted Workload with no Pods and no Job of its own (its job-uid names a Job "
-        "that is not in the snapshot, and the same-named Job is suspended) is counted as running "
-        "(doctor/gather.py not_running_reason returns None when no pod or job is linked)"),
-    ("kueue-1726", "causes"): "no cause: the violation is missed (see the verdict test)",
-    ("kueue-1726", "steps"): (
-        "step 4 says 'all 1 admitted workload(s) released' with 0 Pods and no Job linked to the workload, and "
-        "step 6 passes with no Node and no Deployment because one log line was read (doctor/steps/release.py "
-        "step4, doctor/steps/health.py step6)"),
-    ("kueue-1726", "no-manifest"): "missed violation (see the verdict test)",
-    ("kueue-8309", "steps"): (
-        "step 6 passes with no Node and no controller Deployment read, because one log line was read "
-        "(doctor/steps/health.py step6)"),
     ("kueue-3710", "causes"): (
         "no cause: head-of-line blocking is only recognised in StrictFIFO queues (doctor/causes/queues.py "
         "head_of_line); here a BestEffortFIFO head re-queued immediately (Kueue bug, #3710) keeps fitting "
         "workloads that were never evaluated (no condition at all) behind it"),
-    ("kueue-3710", "no-manifest"): (
-        "without manifest.json the snapshot time is the newest Workload timestamp, so the fitting workloads "
-        "look 1-2 min old and the doctor exits 0 'no violation' instead of a violation or 'cannot tell' "
-        "(sources/snapshot.py latest_timestamp, doctor/gather.py snapshot_time)"),
-    ("kueue-12446", "no-manifest"): (
-        "without manifest.json the snapshot time is the pending Workload's own condition time, so it can never "
-        "have waited 5 min and the doctor exits 0 'no violation' (sources/snapshot.py latest_timestamp)"),
 }
 
 

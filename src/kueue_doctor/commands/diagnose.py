@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import click
 
@@ -16,6 +16,18 @@ EXIT_UNKNOWN = 4
 
 def parse_min_wait(text: str) -> timedelta:
     return timedelta(seconds=duration(text, "--min-wait"))
+
+
+def parse_now(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"--now: {text!r} is not an RFC 3339 time (e.g. 2026-11-30T12:00:00Z)") from None
+    if t.tzinfo is None:
+        raise InputError(f"--now: {text!r} has no time zone (add Z or +00:00)")
+    return t
 
 
 def load_source(folder: str | None, kubeconfig: str | None, context: str | None):
@@ -80,14 +92,17 @@ def render_text(d) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text")
 @click.option("--output", "-o", type=click.Path(), help="Write the report here (html defaults to stdout).")
 @click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
+@click.option("--now", "now_text", metavar="RFC3339",
+              help="When the objects were gathered (default: manifest.json, else the last log line, else the "
+                   "newest object timestamp).")
 def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, fmt: str,
-            output: str | None, min_wait: str) -> None:
+            output: str | None, min_wait: str, now_text: str | None) -> None:
     """Run the six-step diagnosis on a gathered snapshot FOLDER (kubectl get -o yaml dumps and
     controller logs, or `kueue-doctor collect`): guarantee violations, fragmentation, admission
     rates, release to Kubernetes, log signatures, system health, and the likely causes."""
     from ..doctor.diagnose import diagnose
     snap = load_source(folder, kubeconfig, kube_context)
-    d = diagnose(snap, parse_min_wait(min_wait))
+    d = diagnose(snap, parse_min_wait(min_wait), parse_now(now_text))
     emit(d, fmt, output)
     sys.exit(exit_status(d))
 

@@ -5,7 +5,7 @@ import json
 
 import click
 
-from .diagnose import load_source, parse_min_wait
+from .diagnose import load_source, parse_min_wait, parse_now
 
 
 def render_text(out: dict) -> None:
@@ -37,13 +37,15 @@ def render_text(out: dict) -> None:
 @click.option("--context", "kube_context", help="kubeconfig context.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--min-wait", default="5m", show_default=True)
+@click.option("--now", "now_text", metavar="RFC3339", help="When the objects were gathered (as for diagnose).")
 def command(workload: str, folder: str | None, kubeconfig: str | None, kube_context: str | None,
-            fmt: str, min_wait: str) -> None:
+            fmt: str, min_wait: str, now_text: str | None) -> None:
     """Why is WORKLOAD (NAMESPACE/NAME) pending? Its queues, position, the quota arithmetic up
     the cohort tree, what the flavor assigner and preemption say, free node slots of its shape,
     release to Kubernetes, and the log lines and events that mention it."""
     from ..doctor.explain import explain
-    out = explain(load_source(folder, kubeconfig, kube_context), workload, parse_min_wait(min_wait))
+    out = explain(load_source(folder, kubeconfig, kube_context), workload, parse_min_wait(min_wait),
+                  parse_now(now_text))
     if fmt == "json":
         click.echo(json.dumps(out, indent=2, default=str))
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import collections
 import gzip
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..api.quantity import format_amount
@@ -55,11 +55,12 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
     return rows
 
 
-def explain(snap: Snapshot, key: str, min_wait: timedelta = timedelta(minutes=5)) -> dict[str, Any]:
+def explain(snap: Snapshot, key: str, min_wait: timedelta = timedelta(minutes=5),
+            now: datetime | None = None) -> dict[str, Any]:
     ns, sep, name = key.partition("/")
     if not sep or not ns or not name:
         raise InputError(f"{key!r}: expected NAMESPACE/NAME of a Workload")
-    facts = build_facts(snap, min_wait, None, scan_logs(snap))
+    facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return explain_facts(facts, key)
 
 
@@ -151,6 +152,14 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
                                   f"would free enough quota")
     elif wf.not_running:
         say("release", f"admitted to {cq_name} but not running: {wf.not_running}")
+        counted = key in q.guarantee.not_running
+        say("guarantee", "admitted work that does not run is guaranteed while its queue is within its nominal "
+            "quota: " + ("it waited past the threshold, a guarantee violation" if counted else
+                         "not counted as a violation (" + ("nobody waits on an orphaned Workload"
+                                                           if wf.not_running.kind == "orphaned" else
+                                                           "the queue is above its nominal quota, or it waited "
+                                                           "less than the threshold") + ")"),
+            notRunning=str(wf.not_running.kind), violation=counted)
     elif wf.state is WorkloadState.ADMITTED:
         say("release", "admitted and released to Kubernetes" if wf.pods or wf.job else
             "admitted; no Pods or Job of it were read, so whether it runs is unknown")

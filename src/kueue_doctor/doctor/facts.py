@@ -34,6 +34,7 @@ class NotRunningKind(StrEnum):
     SUSPENDED = "suspended"               # the Job is still suspended
     GATED = "gated"                       # pods still carry Kueue's admission scheduling gate
     UNSCHEDULABLE = "unschedulable"       # released, but pods have no node
+    ORPHANED = "orphaned"                 # its Job is gone; it holds quota nobody waits on
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,15 @@ class NotRunningReason:
     def not_released(self) -> bool:
         """Kueue admitted it but did not hand it to Kubernetes (step 4's not-released)."""
         return self.kind in (NotRunningKind.SUSPENDED, NotRunningKind.GATED)
+
+
+class TimeSource(StrEnum):
+    """Where the snapshot's "now" came from: waits are measured up to it."""
+    GIVEN = "given"          # --now, or the caller
+    MANIFEST = "manifest"    # manifest.json collectedAt (collect, simulate --snapshot-at)
+    LOG = "log"              # the controller log's last line
+    OBJECTS = "objects"      # the newest timestamp any object records: waits are lower bounds
+    CLOCK = "clock"          # nothing says when: the reader's clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +185,7 @@ class ControllerHealth:
 class Facts:
     origin: str
     now: datetime
+    time_source: TimeSource
     min_wait: timedelta
     version: str | None
     release: KueueRelease | None

@@ -15,7 +15,7 @@ from ..engine.model import AdmissionModel
 from ..engine.preemption import Preemptor
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
-from ..kueue.constants import ADMISSION_GATE, WORKLOAD_ANNOTATION
+from ..kueue.constants import ADMISSION_GATE, JOB_UID_LABEL, QUEUE_NAME_LABEL, WORKLOAD_ANNOTATION
 from ..kueue.constants import JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS
 from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
 from ..kueue.eviction import preemptor_queue
@@ -35,6 +35,7 @@ from .facts import (
     PreemptionTarget,
     QueueFacts,
     ReadCounts,
+    TimeSource,
     VictimFacts,
     WorkloadFacts,
     WorkloadState,
@@ -93,6 +94,28 @@ def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> N
         return NotRunningReason(NotRunningKind.UNSCHEDULABLE,
                                 f"{len(unscheduled)} pod(s) unschedulable (no node has room)")
     return None
+
+
+def orphan_reason(w: o.Workload, state: ClusterState) -> NotRunningReason | None:
+    """An admitted Workload whose own Job is gone (kubernetes-sigs/kueue#1789): if a suspended Job
+    of the same name waits in its LocalQueue, that Job can never get a Workload ("already
+    exists") and the quota is held for nothing; otherwise the quota is merely held."""
+    owner_uids = {str(r.get("uid")) for r in w.meta.owner_references if r.get("kind") == "Job" and r.get("uid")}
+    if w.meta.labels.get(JOB_UID_LABEL):
+        owner_uids.add(w.meta.labels[JOB_UID_LABEL])
+    if not owner_uids or any(j.meta.uid in owner_uids for j in state.jobs.values()):
+        return None
+    ns = w.meta.namespace
+    for (jns, jname), j in sorted(state.jobs.items()):
+        if (jns == ns and j.suspend and j.meta.labels.get(QUEUE_NAME_LABEL) == w.queue_name
+                and w.meta.name.startswith(f"job-{jname}-")):
+            return NotRunningReason(NotRunningKind.SUSPENDED,
+                                    f"its Job {jns}/{jname} is suspended and cannot get a Workload of its own: this "
+                                    f"Workload is left from an older Job of that name, whose uid "
+                                    f"{sorted(owner_uids)[0]} no Job has (kubernetes-sigs/kueue#1789)")
+    return NotRunningReason(NotRunningKind.ORPHANED,
+                            f"orphaned: no Job with uid {sorted(owner_uids)[0]} exists, yet it holds its quota "
+                            f"(kubernetes-sigs/kueue#1789)")
 
 
 def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o.Job]]:
@@ -171,15 +194,15 @@ def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
     return version, release, gates
 
 
-def snapshot_time(snap: Snapshot, logs: Any) -> datetime:
+def snapshot_time(snap: Snapshot, logs: Any) -> tuple[datetime, TimeSource]:
     if snap.taken_at is not None:
-        return snap.taken_at
+        return snap.taken_at, TimeSource.MANIFEST
     if logs is not None and getattr(logs, "last", None):
-        return utc(logs.last)
+        return utc(logs.last), TimeSource.LOG
     t = latest_timestamp(snap.state)
     if t is not None:
-        return t
-    return datetime.now().astimezone()   # nothing in the folder says when: the reader's clock
+        return t, TimeSource.OBJECTS
+    return datetime.now().astimezone(), TimeSource.CLOCK   # nothing in the folder says when
 
 
 def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
@@ -188,7 +211,10 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
     if release is not None:
         cfg.drs_mode = release.drs_mode
-    now = now or snapshot_time(snap, logs)
+    if now is not None:
+        time_source = TimeSource.GIVEN
+    else:
+        now, time_source = snapshot_time(snap, logs)
     model = AdmissionModel(state, cfg)
     pods_of, jobs_of = index_pods(state)
     evaluator = Evaluator(model.snapshot.flavors, cfg, min_wait)
@@ -221,6 +247,8 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
             routed = queued_to or (state.local_queues[(ns, w.queue_name)].cluster_queue
                         if (ns, w.queue_name) in state.local_queues else "")
         nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
+        if nr is None and st is WorkloadState.ADMITTED and not pods and job is None and state.jobs:
+            nr = orphan_reason(w, state)
         workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
                                        admitted_at(w), positions.get(key), nr, tuple(pods), job)
         qr = w.condition("QuotaReserved")
@@ -250,6 +278,8 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
             if wf is None or wf.not_running is None:
                 continue
             not_running[key] = wf.not_running
+            if wf.not_running.kind is NotRunningKind.ORPHANED:
+                continue   # nobody waits on it: quota held, not work kept from running
             observed_nr.append(NotRunning(wi, wf.waiting_since, wf.not_running.text))
             if wf.not_running.not_released:
                 held = now - (wf.admitted_at or now)
@@ -272,7 +302,8 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
     cohorts = {name: CohortFacts(name, node.parent.name if node.parent else "", node.root().name,
                                  dict(node.subtree), dict(node.usage)) for name, node in sorted(esnap.cohorts.items())}
     facts = Facts(
-        origin=snap.origin, now=now, min_wait=min_wait, version=version, release=release, config=cfg, model=model,
+        origin=snap.origin, now=now, time_source=time_source, min_wait=min_wait, version=version, release=release,
+        config=cfg, model=model,
         read=ReadCounts(state.counts(), len(snap.log_files), logs.lines if logs is not None else 0,
                         logs.parsed if logs is not None else 0, failed_kinds(snap.manifest), timed),
         workloads=workloads, queues=queues, cohorts=cohorts, victims=tuple(find_victims(state, workloads, now)),

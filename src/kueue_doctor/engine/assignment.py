@@ -46,7 +46,8 @@ MODE_NAMES: dict[int, str] = {NO_FIT: "NoFit", PREEMPT: "Preempt", DEFERRED_FIT:
 MODE_BY_NAME: dict[str, int] = {v: k for k, v in MODE_NAMES.items()}
 
 P_NO_FIT, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, P_FIT = PreemptionMode
-PUBLIC_MODE: dict[int, Mode] = {P_NO_FIT: NO_FIT, P_NO_CANDIDATES: PREEMPT, P_PREEMPT: PREEMPT, P_RECLAIM: PREEMPT, P_FIT: FIT}
+PUBLIC_MODE: dict[int, Mode] = {P_NO_FIT: NO_FIT, P_NO_CANDIDATES: PREEMPT, P_PREEMPT: PREEMPT, P_RECLAIM: PREEMPT,
+                               P_FIT: FIT}
 
 NO_CANDIDATES, CAN_PREEMPT, CAN_RECLAIM = Possibility
 POSSIBILITY_NAMES: dict[int, str] = {NO_CANDIDATES: "NoCandidates", CAN_PREEMPT: "Preempt", CAN_RECLAIM: "Reclaim"}

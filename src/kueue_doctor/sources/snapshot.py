@@ -77,6 +77,14 @@ def latest_timestamp(state: ClusterState) -> datetime | None:
     for p in state.pods.values():
         see(p.meta.creation_timestamp)
         see(p.meta.deletion_timestamp)
+    for n in state.nodes.values():
+        for c in n.conditions:
+            see(c.last_transition_time)
+    for cq in state.cluster_queues.values():
+        for c in cq.status.conditions:
+            see(c.last_transition_time)
+    for j in state.jobs.values():
+        see(j.meta.creation_timestamp)
     return best
 
 

@@ -119,7 +119,7 @@ def test_step6_names_notready_nodes_and_says_what_it_did_not_read(tmp_path):
     f = facts_of(tmp_path / "s", base(node("a", POOL, 8), node("b", POOL, 8, ready=False)))
     s, causes = step6(f)
     assert s.status is StepStatus.FAIL and [c.id for c in causes] == [CauseId.NODE_UNHEALTHY]
-    assert "no controller Deployment read" in s.summary
+    assert "no controller Deployment or pod read" in s.summary
     assert step6(facts_of(tmp_path / "t", base()))[0].status is StepStatus.UNKNOWN
 
 

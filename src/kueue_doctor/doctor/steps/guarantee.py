@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...api.quantity import format_amount
-from ..facts import Facts
+from ..facts import Facts, TimeSource
 from ..findings import ResourceFigures, Step, StepStatus, Violation
 
 COLLECT_KUEUE = "collect `kubectl get clusterqueues,localqueues,workloads,resourceflavors,cohorts -A -o yaml`"
@@ -72,6 +72,14 @@ def step1(facts: Facts, found: list[Violation]) -> Step:
     else:
         step.status = StepStatus.PASS
         waiting = sum(len(q.guarantee.fitting) for q in facts.queues.values())
+        if waiting and facts.time_source in (TimeSource.OBJECTS, TimeSource.CLOCK):
+            # the waits are measured to the newest object time: they are lower bounds, so work that
+            # fits may have waited past the threshold already
+            step.status = StepStatus.UNKNOWN
+            step.summary = (f"cannot tell: {waiting} workload(s) fit the nominal quota but the snapshot's time is "
+                            f"not known (no manifest.json collectedAt, no controller log), so how long they waited "
+                            f"is not known: give the time they were gathered with --now")
+            return step
         step.summary = (f"no ClusterQueue of {r.count('ClusterQueue')} has work that fits its nominal quota waiting "
                         f"past {wait} min" + (f" ({waiting} fitting workload(s) waited less)" if waiting else ""))
     return step

@@ -43,10 +43,19 @@ def step6(facts: Facts) -> tuple[Step, list[Cause]]:
                             f"{len(nodes.not_ready)} node(s) NotReady: {', '.join(nodes.not_ready[:5])}.",
                             [f"node {n} is NotReady" for n in nodes.not_ready],
                             "Recover or replace the nodes; pods on them cannot terminate or run.", cluster_wide=True))
-    step.status = StepStatus.FAIL if (nodes.not_ready or unhealthy) else StepStatus.PASS
+    controller_read = ctl.deployment is not None or bool(ctl.restarts)
+    if nodes.not_ready or unhealthy:
+        step.status = StepStatus.FAIL
+    elif state.nodes and controller_read:
+        step.status = StepStatus.PASS
+    # else: what could have failed it was not all read, so it stays unknown
     seen = []
     seen.append(f"{nodes.ready} of {len(state.nodes)} node(s) Ready" if state.nodes else "no Nodes read")
-    seen.append("controller healthy" if ctl.deployment is not None and not unhealthy else
-                "controller unhealthy" if unhealthy else "no controller Deployment read")
+    seen.append("controller unhealthy" if unhealthy else "controller healthy" if controller_read else
+                "no controller Deployment or pod read")
     step.summary = "; ".join(seen)
+    if step.status is StepStatus.UNKNOWN:
+        step.summary = "cannot tell everything: " + step.summary + (
+            "; collect `kubectl get nodes -o yaml`" if not state.nodes else "") + (
+            "; collect the kueue-controller-manager Deployment and pods" if not controller_read else "")
     return step, causes

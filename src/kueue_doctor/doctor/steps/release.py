@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..facts import Facts, WorkloadState
+from ..facts import Facts, NotRunningKind, WorkloadState
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 from .words import minutes
 
@@ -20,8 +20,13 @@ def step4(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         step.status = StepStatus.SKIPPED
         step.summary = "no admitted workload to check"
         return step, []
-    if not state.pods and not state.jobs:
-        step.summary = "cannot tell: no Pods or Jobs in the snapshot: collect `kubectl get pods,jobs -A -o yaml`"
+    admitted_wfs = [w for w in facts.workloads.values()
+                    if w.state in (WorkloadState.ADMITTED, WorkloadState.EVICTED_HOLDING_QUOTA)]
+    known = [w for w in admitted_wfs if w.pods or w.job is not None or w.not_running is not None]
+    step.read["admittedWorkloadWithPodsOrJob"] = len(known)
+    if not known:
+        step.summary = ("cannot tell: no Pod or Job of any admitted workload was read: collect "
+                        "`kubectl get pods,jobs -A -o yaml`")
         return step, []
     causes = []
     violating = {v.cluster_queue for v in found}
@@ -35,6 +40,12 @@ def step4(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
                                 "Check the Kueue job reconciler and webhooks (logs around 'Job admitted, "
                                 "unsuspending' / gate removal), foreign scheduling gates, and RBAC for pods/jobs.",
                                 weight=1))
+    for w in admitted_wfs:
+        if w.not_running is not None and w.not_running.kind is NotRunningKind.ORPHANED:
+            step.evidence.append(f"{w.key} ({w.cluster_queue}) is {w.not_running}")
+    unlinked = len(admitted_wfs) - len(known)
+    if unlinked:
+        step.evidence.append(f"{unlinked} admitted workload(s) with no Pod or Job read: their release is unknown")
     for v in facts.victims:
         what = (f"{len(v.past_grace)} pod(s) past their grace period still present" if v.past_grace
                 else f"{len(v.live_pods)} pod(s) terminating (grace {v.grace_seconds} s)" if v.live_pods
@@ -47,5 +58,6 @@ def step4(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
     step.summary = ("; ".join(s for s in (
         f"{len(gated)} admitted workload(s) not released" if gated else "",
         f"{len(facts.victims)} preemption victim(s) still holding quota" if facts.victims else "") if s)
-        or f"all {admitted} admitted workload(s) released and victims gave their quota back")
+        or f"all {len(known)} admitted workload(s) with Pods or Jobs read were released and victims gave "
+           f"their quota back")
     return step, causes
