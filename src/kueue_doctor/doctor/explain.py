@@ -21,8 +21,9 @@ from .steps.words import minutes
 
 FIT_WORDS = {
     Fit.FITS: "fits the nominal quota its ClusterQueue leaves unused",
-    Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL: "needs more than the nominal quota its ClusterQueue leaves unused "
-                                        "(only borrowing or preemption could admit it): not guaranteed",
+    Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL: "needs more than the nominal quota its ClusterQueue leaves unused: not "
+                                        "guaranteed (it waits for admitted work to finish, or for borrowing or "
+                                        "preemption where the queue allows them)",
     Fit.NO_ELIGIBLE_FLAVOR: "can use none of its ClusterQueue's flavors: not guaranteed",
     Fit.RESOURCE_NOT_COVERED: "requests a resource no resource group of its ClusterQueue covers: never admitted",
     Fit.QUEUE_AT_NOMINAL: "its ClusterQueue already uses all of its nominal quota: not guaranteed",
@@ -79,8 +80,13 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
     def say(topic: str, text: str, **data: Any) -> None:
         chain.append({"topic": topic, "text": text, **({"data": data} if data else {})})
 
-    say("status", f"{key} is {wf.state}; waiting for {minutes(facts.now - wf.waiting_since)} "
-                  f"(since creation or last requeue)", priority=wf.priority, created=rfc3339(w.meta.creation_timestamp))
+    if wf.state in (WorkloadState.PENDING, WorkloadState.UNQUEUED):
+        when = f"waiting for {minutes(facts.now - wf.waiting_since)} (since creation or last requeue)"
+    elif wf.admitted_at is not None:
+        when = f"admitted {minutes(facts.now - wf.admitted_at)} ago"
+    else:
+        when = f"created {minutes(facts.now - wf.waiting_since)} ago"
+    say("status", f"{key} is {wf.state}; {when}", priority=wf.priority, created=rfc3339(w.meta.creation_timestamp))
     qr = w.condition("QuotaReserved")
     if qr is not None and qr.status == "False":
         say("condition", f"QuotaReserved=False, reason {qr.reason}: {qr.message}")
@@ -132,6 +138,13 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
                 (f": {a.message()}" if a.message() else ""),
                 attempts=[{"podSet": ps.name, "flavor": at.flavor, "mode": MODE_NAMES[at.mode], "borrow": at.borrow,
                            "reasons": at.reasons} for ps in a.pod_sets for at in ps.attempts])
+            if mode == "Fit" and qr is not None and qr.status == "False" and qr.message:
+                # the model admits what Kueue itself refused: a Kueue bug, a release we model wrongly,
+                # or objects that changed between Kueue's last attempt and the snapshot
+                say("disagreement", f"Kueue's own QuotaReserved condition refuses it ({qr.message}) while this "
+                                    f"model of Kueue {facts.version or '(version unknown)'} admits it: a Kueue bug, "
+                                    f"a behaviour the model lacks, or objects that changed since Kueue's last "
+                                    f"attempt; trust the condition", kueueSays=qr.message)
             victims = {v.key: v for v in facts.victims}
             if targets:
                 def state_of(k: str) -> str:
