@@ -96,3 +96,12 @@ def test_the_evaluator_keeps_plans_per_workload_object():
     assert ev.plan(cq, wi) is ev.plan(cq, wi)
     ev.forget("ns/a")
     assert ev._plans == {}
+
+
+def test_partial_admission_counts_work_that_fits_at_its_min_count():
+    w = workload("ns", "a", "lq", 2, count=8)           # 16 GPUs in all, 8 nominal
+    w["spec"]["podSets"][0]["minCount"] = 3              # 6 GPUs at its smallest
+    g = evaluate(model(*BASE, w))
+    assert g.fitting == ("ns/a",) and g.pending_fits == {("f", "nvidia.com/gpu"): 6}
+    w["spec"]["podSets"][0]["minCount"] = 5              # 10 GPUs: more than the nominal quota
+    assert evaluate(model(*BASE, w)).fitting == ()

@@ -69,7 +69,7 @@ class Evaluator:
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.NO_ELIGIBLE_FLAVOR, excluded=excluded)
                 continue
-            if any(v > room.get(r, 0) for r, v in self._largest_requests(wi).items()):
+            if not self._reducible(wi) and any(v > room.get(r, 0) for r, v in self._largest_requests(wi).items()):
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
                 continue
@@ -81,6 +81,16 @@ class Evaluator:
                     pending_fits[fr] = pending_fits.get(fr, 0) + v
             # guaranteed when it alone fits what the queue leaves unused
             alone = placed if placed is not None else _fit_within(steps, unused)
+            if alone is None and self._reducible(wi):
+                # PartialAdmission: Kueue admits fewer pods, down to each pod set's minCount
+                least = self.plan(cq, wi, minimal=True)
+                if not isinstance(least, Fit) and least[0]:
+                    placed = _fit_within(least[0], free)
+                    if placed is not None:
+                        for fr, v in placed.items():
+                            free[fr] -= v
+                            pending_fits[fr] = pending_fits.get(fr, 0) + v
+                    alone = placed if placed is not None else _fit_within(least[0], unused)
             if alone is None:
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
@@ -101,16 +111,22 @@ class Evaluator:
         return QueueGuarantee(cq.name, nominal, reserved, pending_fits, tuple(fitting), tuple(violating),
                               tuple(not_running), since, verdicts)
 
-    def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
-        """Per pod-set group and resource group: the eligible flavors and what the group needs."""
-        cached = self._plans.get((cq.name, wi.key))
+    def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
+        """Per pod-set group and resource group: the eligible flavors and what the group needs
+        (``minimal``: with every pod set at its minCount, as partial admission may take it)."""
+        ck = (cq.name + ("#min" if minimal else ""), wi.key)
+        cached = self._plans.get(ck)
         if cached is not None and cached[0] is wi:
             return cached[1]
-        plan = self._make_plan(cq, wi)
-        self._plans[(cq.name, wi.key)] = (wi, plan)
+        plan = self._make_plan(cq, wi, minimal)
+        self._plans[ck] = (wi, plan)
         return plan
 
-    def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> Plan | Fit:
+    def _reducible(self, wi: WorkloadInfo) -> bool:
+        return self.config.gate("PartialAdmission") and any(
+            ps.min_count is not None and ps.min_count < ps.count for ps in wi.pod_sets)
+
+    def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
         allowed = allowed_flavors(wi, self.config)
         ignore_undeclared = ignores_undeclared(self.config)
         covers_pods = cq.covers("pods")
@@ -120,6 +136,8 @@ class Evaluator:
             req: dict[str, int] = {}
             for i in ids:
                 ps = wi.pod_sets[i]
+                if minimal and ps.min_count is not None and ps.min_count < ps.count:
+                    ps = ps.scaled_to(ps.min_count)
                 for r, v in ps.total().items():
                     req[r] = req.get(r, 0) + v
                 if covers_pods:
