@@ -105,7 +105,10 @@ class ClusterQueueQueue:
     def pending_in_order(self) -> list[WorkloadInfo]:
         """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
         would pop them if all were requeued now (the order the guarantee takes work in)."""
-        return sorted([e[-1] for e in self._entries.values()] + list(self.inadmissible.values()), key=self._key)
+        keyed = [(e[0], e[1], e[2]) for e in self._entries.values()]
+        keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
+        keyed.sort(key=lambda t: t[0])
+        return [t[2] for t in keyed]
 
     def __contains__(self, key: str) -> bool:
         return key in self._entries or key in self.inadmissible

@@ -34,6 +34,7 @@ class Evaluator:
         self.min_wait = min_wait
         self._plans: dict[tuple[str, str], tuple[WorkloadInfo, Plan | Fit]] = {}
         self._largest: dict[str, tuple[WorkloadInfo, dict[str, int]]] = {}
+        self._reduce: dict[str, tuple[WorkloadInfo, bool]] = {}
 
     def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
         """``detail``: keep a verdict for every pending workload (the doctor's explain reads them)."""
@@ -53,11 +54,17 @@ class Evaluator:
         for fr, v in unused.items():
             room[fr[1]] = max(room.get(fr[1], 0), v)
         saturated = not any(unused.values())
-        for waiting in obs.pending:
+        for waiting in obs.pending if detail or not saturated else ():
             wi = waiting.workload
             if saturated:  # a queue at or above its nominal quota guarantees nothing more
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.QUEUE_AT_NOMINAL)
+                continue
+            # larger than any flavor's room: no flavor can take it (checked before the plan, which
+            # costs more, unless a verdict must say which flavors were excluded)
+            too_big = not self._reducible(wi) and any(v > room.get(r, 0)
+                                                      for r, v in self._largest_requests(wi).items())
+            if too_big and not detail:
                 continue
             plan = self.plan(cq, wi)
             if isinstance(plan, Fit):
@@ -69,9 +76,8 @@ class Evaluator:
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.NO_ELIGIBLE_FLAVOR, excluded=excluded)
                 continue
-            if not self._reducible(wi) and any(v > room.get(r, 0) for r, v in self._largest_requests(wi).items()):
-                if detail:
-                    verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
+            if too_big:
+                verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
                 continue
             # the quota nominal would give: pending work taken in queue order until it is used up
             placed = _fit_within(steps, free)
@@ -123,8 +129,13 @@ class Evaluator:
         return plan
 
     def _reducible(self, wi: WorkloadInfo) -> bool:
-        return self.config.gate("PartialAdmission") and any(
+        cached = self._reduce.get(wi.key)
+        if cached is not None and cached[0] is wi:
+            return cached[1]
+        out = self.config.gate("PartialAdmission") and any(
             ps.min_count is not None and ps.min_count < ps.count for ps in wi.pod_sets)
+        self._reduce[wi.key] = (wi, out)
+        return out
 
     def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
         allowed = allowed_flavors(wi, self.config)
@@ -185,6 +196,7 @@ class Evaluator:
     def forget(self, key: str) -> None:
         """Drop what is cached for a workload that is gone (the simulator calls this)."""
         self._largest.pop(key, None)
+        self._reduce.pop(key, None)
         for k in [k for k in self._plans if k[1] == key]:
             del self._plans[k]
 

@@ -2,6 +2,8 @@
 queue order, and admitted work whose pods do not run yet, with the simulator's own clock."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..guarantee import NotRunning, QueueObservation, Waiting
@@ -10,6 +12,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from .simulator import Simulator
 
 RESERVED = "reserved"   # sim.simulator's state for admitted work that does not run yet
+
+
+def _clock(sim: Simulator) -> Callable[[float], datetime]:
+    """sim.dt, remembered per simulated time: a sample asks for the same few times again and again."""
+    cache: dict[float, datetime] = sim.__dict__.setdefault("_observe_clock", {})
+
+    def at(t: float) -> datetime:
+        d = cache.get(t)
+        if d is None:
+            d = cache[t] = sim.dt(t)
+        return d
+    return at
 
 
 def observations(sim: Simulator, include_inactive: bool = False) -> dict[str, QueueObservation]:
@@ -24,8 +38,10 @@ def observations(sim: Simulator, include_inactive: bool = False) -> dict[str, Qu
                 not_running[sw.cluster_queue].append(NotRunning(
                     wi, sim.dt(sw.waiting_since), "not released to Kubernetes" if gated else "pods not running"))
     out = {}
+    at = _clock(sim)
+    workloads = sim.workloads
     for name, cq in cqs.items():
-        pending = [Waiting(wi, sim.dt(sim.workloads[wi.key].waiting_since))
-                   for wi in sim.model.queues.pending_in_order(name) if wi.key in sim.workloads]
+        pending = [Waiting(wi, at(workloads[wi.key].waiting_since))
+                   for wi in sim.model.queues.pending_in_order(name) if wi.key in workloads]
         out[name] = QueueObservation(cq, pending, not_running[name])
     return out
