@@ -102,7 +102,7 @@ class NodeTerms:
                 self.ready, self.unschedulable)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, NodeTerms) and self.key() == other.key()
+        return self is other or isinstance(other, NodeTerms) and self.key() == other.key()
 
     def __hash__(self) -> int:
         return hash(self.key())
@@ -118,6 +118,16 @@ class Placement:
     node_selector: LabelPairs = ()
     required_terms: tuple[o.NodeSelectorTerm, ...] = ()
     tolerations: tuple[o.Toleration, ...] = ()
+    _key: tuple[object, ...] = field(init=False, repr=False)
+    _hash: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # placements key caches (frag's slot and shape caches), so the key is computed once
+        terms = tuple((tuple(_requirement_key(e) for e in t.match_expressions),
+                       tuple(_requirement_key(f) for f in t.match_fields)) for t in self.required_terms)
+        key = (self.node_selector, terms, tuple(_toleration_key(t) for t in self.tolerations))
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
 
     @property
     def empty(self) -> bool:
@@ -129,15 +139,13 @@ class Placement:
         return any(t.match_fields for t in self.required_terms)
 
     def key(self) -> tuple[object, ...]:
-        terms = tuple((tuple(_requirement_key(e) for e in t.match_expressions),
-                       tuple(_requirement_key(f) for f in t.match_fields)) for t in self.required_terms)
-        return (self.node_selector, terms, tuple(_toleration_key(t) for t in self.tolerations))
+        return self._key
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Placement) and self.key() == other.key()
+        return self is other or isinstance(other, Placement) and self._key == other._key
 
     def __hash__(self) -> int:
-        return hash(self.key())
+        return self._hash
 
 
 NO_PLACEMENT = Placement()
@@ -155,6 +163,13 @@ class PodNeeds:
     gpus: int = 0
     gpu_milli: int = 0
     placement: Placement = NO_PLACEMENT
+    # the requests NodeResourcesFit checks: non-zero ones, a share's GPU resources left to the devices
+    checked: Amounts = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        share = 0 < self.gpu_milli < GPU_MILLI
+        object.__setattr__(self, "checked", tuple((r, v) for r, v in self.requests
+                                                  if v > 0 and not (share and r in _GPU)))
 
     @property
     def wants_gpu(self) -> bool:
@@ -345,9 +360,11 @@ def admits(terms: NodeTerms, placement: Placement, node_name: str = "") -> bool:
 
 def gpu_slots(gpu_free: Sequence[int], gpus: int, milli: int) -> int:
     """How many pods of ``gpus`` distinct devices with ``milli`` free each the devices hold."""
+    if milli >= GPU_MILLI:   # whole GPUs: untouched devices (none holds more than 1000 free)
+        return gpu_free.count(GPU_MILLI) // gpus
     # Each device hosts free//milli such pods' shares; k pods fit iff sum_g min(units_g, k) >=
     # k * gpus. The left side grows slower than the right, so bisect.
-    units = [max(g, 0) // milli for g in gpu_free]
+    units = [g // milli for g in gpu_free]
     lo, hi = 0, sum(units) // gpus
     while lo < hi:
         k = (lo + hi + 1) // 2
@@ -362,35 +379,42 @@ def fits(node: NodeInfo, pod: PodNeeds) -> bool:
     """Can ``node`` take one more ``pod`` now? (``slots_on(node, pod) > 0``, without counting.)"""
     if not admits(node.terms, pod.placement, node.name):
         return False
-    share = pod.is_share
     alloc, req = node.allocatable, node.requested
-    for r, v in pod.requests:
-        if v > 0 and not (share and r in _GPU) and alloc.get(r, 0) - req.get(r, 0) < v:
+    for r, v in pod.checked:
+        if alloc.get(r, 0) - req.get(r, 0) < v:
             return False
     cap = alloc.get("pods")
     if cap is not None and node.pods >= cap:
         return False
-    if pod.wants_gpu:
+    if pod.gpus and pod.gpu_milli:
         m = pod.gpu_milli
+        if m >= GPU_MILLI:   # untouched devices (no device holds more than 1000 free)
+            return node.gpu_free.count(GPU_MILLI) >= pod.gpus
         return sum(1 for g in node.gpu_free if g >= m) >= pod.gpus
     return True
 
 
-def slots_on(node: NodeInfo, pod: PodNeeds) -> int:
-    """How many more pods like ``pod`` fit on ``node`` now."""
-    if not admits(node.terms, pod.placement, node.name):
-        return 0
-    share = pod.is_share
+def room(node: NodeInfo, pod: PodNeeds) -> int:
+    """How many more pods like ``pod`` the node's free resources hold, whether or not the node
+    admits the pod (:func:`admits`)."""
     k = UNBOUNDED
-    for r, v in pod.requests:
-        if v > 0 and not (share and r in _GPU):
-            k = min(k, max(node.free(r), 0) // v)
-    cap = node.allocatable.get("pods")
+    alloc, req = node.allocatable, node.requested
+    for r, v in pod.checked:
+        free = alloc.get(r, 0) - req.get(r, 0)
+        if free < v:
+            return 0
+        k = min(k, free // v)
+    cap = alloc.get("pods")
     if cap is not None:
         k = min(k, max(cap - node.pods, 0))
-    if pod.wants_gpu and k:
+    if pod.gpus and pod.gpu_milli and k:
         k = min(k, gpu_slots(node.gpu_free, pod.gpus, pod.gpu_milli))
     return k
+
+
+def slots_on(node: NodeInfo, pod: PodNeeds) -> int:
+    """How many more pods like ``pod`` fit on ``node`` now."""
+    return room(node, pod) if admits(node.terms, pod.placement, node.name) else 0
 
 
 def count_slots(nodes: Iterable[NodeInfo], pod: PodNeeds) -> tuple[int, int]:
