@@ -1,24 +1,38 @@
 """The placement model (engine/nodes.py) on small hand-built nodes and pods."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-from typing import Optional
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from kueue_doctor.api import objects as o
 from kueue_doctor.api.quantity import Quantity
 from kueue_doctor.api.state import ClusterState
-from kueue_doctor.engine.nodes import (NO_PLACEMENT, UNBOUNDED, NodeInfo, NodeTerms, Placement, admits, bound_pods,
-                                       count_slots, fits, gpu_slots, needs_of, node_info, node_infos, placement_of,
-                                       pod_needs, slots_on)
+from kueue_doctor.engine.nodes import (
+    NO_PLACEMENT,
+    UNBOUNDED,
+    NodeInfo,
+    NodeTerms,
+    Placement,
+    admits,
+    bound_pods,
+    count_slots,
+    fits,
+    gpu_slots,
+    needs_of,
+    node_info,
+    node_infos,
+    placement_of,
+    pod_needs,
+    slots_on,
+)
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 GPU = "nvidia.com/gpu"
 
 
-def res(cpu: str = "64", mem: str = "512Gi", gpu: int = 8, pods: Optional[str] = None,
-        extra: Optional[dict[str, str]] = None) -> dict[str, Quantity]:
+def res(cpu: str = "64", mem: str = "512Gi", gpu: int = 8, pods: str | None = None,
+        extra: dict[str, str] | None = None) -> dict[str, Quantity]:
     out = {"cpu": Quantity.parse(cpu), "memory": Quantity.parse(mem)}
     if gpu:
         out[GPU] = Quantity.parse(str(gpu))
@@ -28,14 +42,14 @@ def res(cpu: str = "64", mem: str = "512Gi", gpu: int = 8, pods: Optional[str] =
     return out
 
 
-def node(name: str, labels: Optional[dict[str, str]] = None, taints: tuple[o.Taint, ...] = (),
-         ready: Optional[str] = "True", cordoned: bool = False, **alloc: object) -> o.Node:
+def node(name: str, labels: dict[str, str] | None = None, taints: tuple[o.Taint, ...] = (),
+         ready: str | None = "True", cordoned: bool = False, **alloc: object) -> o.Node:
     conds = [o.Condition("Ready", ready)] if ready is not None else []
     return o.Node(o.Meta(name, labels=dict(labels or {})), allocatable=res(**alloc),  # type: ignore[arg-type]
                   taints=list(taints), unschedulable=cordoned, conditions=conds)
 
 
-def spec(cpu: str = "1", mem: str = "1Gi", gpu: int = 0, selector: Optional[dict[str, str]] = None,
+def spec(cpu: str = "1", mem: str = "1Gi", gpu: int = 0, selector: dict[str, str] | None = None,
          terms: tuple[o.NodeSelectorTerm, ...] = (), tolerations: tuple[o.Toleration, ...] = (),
          node_name: str = "") -> o.PodSpec:
     req = {"cpu": Quantity.parse(cpu), "memory": Quantity.parse(mem)}
@@ -46,7 +60,7 @@ def spec(cpu: str = "1", mem: str = "1Gi", gpu: int = 0, selector: Optional[dict
 
 
 def pod(name: str, node_name: str, age: int = 0, phase: str = "Running", deleting: bool = False,
-        annotations: Optional[dict[str, str]] = None, **kw: object) -> o.Pod:
+        annotations: dict[str, str] | None = None, **kw: object) -> o.Pod:
     meta = o.Meta(name, "ns", creation_timestamp=T0 + timedelta(seconds=age),
                   annotations=dict(annotations or {}),
                   deletion_timestamp=T0 if deleting else None)
@@ -70,7 +84,7 @@ def test_node_selector_is_equality_on_every_key():
     assert not fits(a, pod_needs(spec(selector={"pool": "a100", "rack": "r1"})))
 
 
-@pytest.mark.parametrize("req,ok", [
+@pytest.mark.parametrize(("req", "ok"), [
     (("pool", "In", ["a100", "h100"]), True),
     (("pool", "In", ["h100"]), False),
     (("pool", "NotIn", ["h100"]), True),
@@ -121,7 +135,7 @@ def test_flavor_labels_and_tolerations_are_injected_and_a_conflict_matches_nothi
 
 # -- taints, readiness, cordon ---------------------------------------------------------------
 
-@pytest.mark.parametrize("tol,ok", [
+@pytest.mark.parametrize(("tol", "ok"), [
     (None, False),
     (o.Toleration("nvidia.com/gpu", "Exists"), True),
     (o.Toleration("nvidia.com/gpu", "Equal", "present"), True),
@@ -211,7 +225,7 @@ def test_bind_and_unbind_are_inverse():
 
 # -- GPU sharing --------------------------------------------------------------------------------
 
-def share(milli: int, count: Optional[int] = None, gpu: int = 0) -> tuple[o.PodSpec, o.Meta]:
+def share(milli: int, count: int | None = None, gpu: int = 0) -> tuple[o.PodSpec, o.Meta]:
     ann = {"alibabacloud.com/gpu-milli": str(milli)}
     if count is not None:
         ann["alibabacloud.com/gpu-count"] = str(count)

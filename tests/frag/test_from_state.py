@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from kueue_doctor.api import objects as o
 from kueue_doctor.api.quantity import Quantity
@@ -6,7 +6,7 @@ from kueue_doctor.api.state import ClusterState
 from kueue_doctor.frag.diagnose import CAPACITY, FITS, FRAGMENTATION
 from kueue_doctor.frag.from_state import node_shapes, queue_demands, queue_fragmentation
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def q(v):
@@ -109,7 +109,7 @@ def test_cordoned_and_not_ready_nodes_count_for_no_slot_and_are_not_replayed():
     s = cluster(n_nodes=3, used_per_node=0, pending_8gpu=1)
     s.nodes["node-1"].unschedulable = True
     s.nodes["node-2"].conditions = [o.Condition("Ready", "False")]
-    now, empty, running = node_shapes(s)
+    now, empty, _ = node_shapes(s)
     assert [n.name for n in now] == ["node-0", "node-1", "node-2"]
     assert [n.name for n in empty] == ["node-0"]
     f = queue_fragmentation(s, "cq", policies=())[0]

@@ -4,8 +4,13 @@ import numpy as np
 
 from kueue_doctor.engine.nodes import NodeTerms, Placement
 from kueue_doctor.frag.cluster import Cluster
-from kueue_doctor.frag.measure import (TypicalShape, cluster_fragmentation, node_breakdown,
-                                       node_fragmentation, typical_shapes)
+from kueue_doctor.frag.measure import (
+    TypicalShape,
+    cluster_fragmentation,
+    node_breakdown,
+    node_fragmentation,
+    typical_shapes,
+)
 from kueue_doctor.frag.shapes import NodeShape, PodShape
 from kueue_doctor.frag.trace import read_pods
 

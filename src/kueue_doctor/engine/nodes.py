@@ -48,8 +48,8 @@ units for everything else; GPU shares in milli-GPU (1000 = one device).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional, Sequence
 
 from ..api import objects as o
 from ..api.state import ClusterState
@@ -89,7 +89,7 @@ class NodeTerms:
     """
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[o.Taint, ...] = ()
-    ready: Optional[bool] = True      # the Ready condition; None: the node has none
+    ready: bool | None = True         # the Ready condition; None: the node has none
     unschedulable: bool = False       # cordoned (spec.unschedulable)
 
     @property
@@ -102,7 +102,7 @@ class NodeTerms:
                 self.ready, self.unschedulable)
 
     def __eq__(self, other: object) -> bool:
-        return self is other or isinstance(other, NodeTerms) and self.key() == other.key()
+        return self is other or (isinstance(other, NodeTerms) and self.key() == other.key())
 
     def __hash__(self) -> int:
         return hash(self.key())
@@ -142,7 +142,7 @@ class Placement:
         return self._key
 
     def __eq__(self, other: object) -> bool:
-        return self is other or isinstance(other, Placement) and self._key == other._key
+        return self is other or (isinstance(other, Placement) and self._key == other._key)
 
     def __hash__(self) -> int:
         return self._hash
@@ -192,7 +192,7 @@ class NodeInfo:
     Mutable through :meth:`bind` and :meth:`unbind` (the simulator moves pods on and off);
     everything else here only reads it.
     """
-    __slots__ = ("name", "allocatable", "terms", "requested", "gpu_free", "pods")
+    __slots__ = ("allocatable", "gpu_free", "name", "pods", "requested", "terms")
 
     def __init__(self, name: str, allocatable: Mapping[str, int], terms: NodeTerms = NO_TERMS) -> None:
         self.name = name
@@ -254,7 +254,7 @@ def placement_of(spec: o.PodSpec, flavors: Iterable[o.ResourceFlavor] = ()) -> P
     return Placement(tuple(sorted(selector)), tuple(spec.required_node_terms), tuple(tolerations))
 
 
-def _annotation(meta: o.Meta, suffix: str) -> Optional[int]:
+def _annotation(meta: o.Meta, suffix: str) -> int | None:
     for k, v in meta.annotations.items():
         if k == suffix or k.endswith("/" + suffix):
             try:
@@ -264,7 +264,7 @@ def _annotation(meta: o.Meta, suffix: str) -> Optional[int]:
     return None
 
 
-def gpu_share(meta: Optional[o.Meta]) -> Optional[tuple[int, int]]:
+def gpu_share(meta: o.Meta | None) -> tuple[int, int] | None:
     """(devices, milli per device) of a GPU-sharing pod's annotations; None for other pods.
     ``devices`` is 0 when the annotations do not say (the pod's GPU requests decide)."""
     if meta is None:
@@ -276,7 +276,7 @@ def gpu_share(meta: Optional[o.Meta]) -> Optional[tuple[int, int]]:
 
 
 def needs_of(requests: Mapping[str, int], placement: Placement = NO_PLACEMENT,
-             share: Optional[tuple[int, int]] = None) -> PodNeeds:
+             share: tuple[int, int] | None = None) -> PodNeeds:
     """A pod's needs from its per-pod requests (and a GPU share, see :func:`gpu_share`)."""
     gpus = sum(requests.get(r, 0) for r in GPU_RESOURCES)
     milli = GPU_MILLI if gpus else 0
@@ -286,7 +286,7 @@ def needs_of(requests: Mapping[str, int], placement: Placement = NO_PLACEMENT,
     return PodNeeds(tuple(sorted(requests.items())), gpus, milli, placement)
 
 
-def pod_needs(spec: o.PodSpec, meta: Optional[o.Meta] = None,
+def pod_needs(spec: o.PodSpec, meta: o.Meta | None = None,
               flavors: Iterable[o.ResourceFlavor] = ()) -> PodNeeds:
     """A pod's (or a pod template's) needs, on ``flavors`` once Kueue admitted it there."""
     return needs_of(pod_requests(spec), placement_of(spec, flavors), gpu_share(meta))

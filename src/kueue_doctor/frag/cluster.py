@@ -15,7 +15,7 @@ free GPUs share a *state id*, so FGD scores are computed once per state, not onc
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,8 +53,8 @@ class FragModel:
 
 
 class Cluster:
-    def __init__(self, nodes: Sequence[NodeShape], order: Optional[Sequence[int]] = None,
-                 typical: Optional[Sequence[TypicalShape]] = None):
+    def __init__(self, nodes: Sequence[NodeShape], order: Sequence[int] | None = None,
+                 typical: Sequence[TypicalShape] | None = None):
         order = list(range(len(nodes))) if order is None else list(order)
         self.nodes = [nodes[i] for i in order]
         n = len(self.nodes)
@@ -84,13 +84,13 @@ class Cluster:
         self.tags = np.zeros(n, dtype=np.int64)  # GpuClustering: bit set per affinity tag present
         self._tag_bits: dict[str, int] = {}
         self._elig: dict[tuple, np.ndarray] = {}
-        self.model: Optional[FragModel] = None
+        self.model: FragModel | None = None
         if typical is not None:
             self._attach_measure(typical)
 
     # -- fit ----------------------------------------------------------------------------
     def eligible_mask(self, pod: PodShape) -> np.ndarray:
-        key = selector_key(pod) + (pod.gpus,)
+        key = (*selector_key(pod), pod.gpus)
         mask = self._elig.get(key)
         if mask is None:
             if pod.placement.uses_node_name:
@@ -121,7 +121,7 @@ class Cluster:
         return self._tag_bits[tag]
 
     # -- commit -------------------------------------------------------------------------
-    def place(self, j: int, pod: PodShape, gpu_value: Optional[int] = None) -> None:
+    def place(self, j: int, pod: PodShape, gpu_value: int | None = None) -> None:
         """Bind ``pod`` to row ``j``.
 
         A share pod goes on a GPU with ``gpu_value`` free (the policy's choice; the tightest

@@ -10,8 +10,8 @@ slots of shapes read here are the model's count.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
 
 from ..api import objects as o
 from ..api.state import ClusterState
@@ -35,7 +35,7 @@ def shape_of(needs: PodNeeds) -> PodShape:
                     gpu_milli=needs.gpu_milli, placement=needs.placement, needs=needs)
 
 
-def pod_shape(spec: o.PodSpec, meta: Optional[o.Meta] = None,
+def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
               flavors: Iterable[o.ResourceFlavor] = ()) -> PodShape:
     """A pod's (or pod template's) shape, on ``flavors`` once Kueue admitted it there."""
     return shape_of(pod_needs(spec, meta, flavors))
@@ -96,9 +96,9 @@ class _Key:
 
 
 def queue_demands(state: ClusterState, cluster_queue: str,
-                  now: Optional[list[NodeShape]] = None,
-                  pending: Optional[Sequence[o.Workload]] = None,
-                  slot_cache: Optional[dict] = None) -> list[Demand]:
+                  now: list[NodeShape] | None = None,
+                  pending: Sequence[o.Workload] | None = None,
+                  slot_cache: dict | None = None) -> list[Demand]:
     """Pending pods of a ClusterQueue grouped by shape, each on the flavor with most slots.
 
     Kueue assigns one flavor per pod set, so a shape is counted against the single flavor

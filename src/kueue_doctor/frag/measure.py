@@ -9,8 +9,8 @@ lives in ``cluster.py``; this one is the readable reference and serves the docto
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .shapes import NodeShape, PodShape, eligible
 

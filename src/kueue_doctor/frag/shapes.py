@@ -13,11 +13,10 @@ model's count (``slots.count_slots``); trace and replayed shapes count CPU, memo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..engine.nodes import GPU_MILLI, NO_PLACEMENT, NO_TERMS, NodeInfo, NodeTerms, Placement, PodNeeds, admits
 
-__all__ = ["GPU_MILLI", "NodeShape", "PodShape", "selector_key", "eligible", "parse_models"]
+__all__ = ["GPU_MILLI", "NodeShape", "PodShape", "eligible", "parse_models", "selector_key"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class NodeShape:
     gpu_free: tuple[int, ...] = ()
     model: str = ""
     terms: NodeTerms = NO_TERMS
-    live: Optional[NodeInfo] = field(default=None, compare=False, repr=False)
+    live: NodeInfo | None = field(default=None, compare=False, repr=False)
 
     @property
     def gpus(self) -> int:
@@ -63,7 +62,7 @@ class PodShape:
     gpu_milli: int = 0
     models: frozenset[str] = field(default_factory=frozenset)
     placement: Placement = NO_PLACEMENT
-    needs: Optional[PodNeeds] = None
+    needs: PodNeeds | None = None
 
     @property
     def gpu_total(self) -> int:

@@ -12,8 +12,8 @@ in exact amounts, the node's pod limit), so step 2, ``explain`` and the exporter
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..engine.nodes import UNBOUNDED, gpu_slots, room
 from .shapes import NodeShape, PodShape, eligible

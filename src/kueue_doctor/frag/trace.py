@@ -10,9 +10,9 @@ counts as 100m (Kubernetes' "non-zero" request).
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional, Union
 
 from ..engine.nodes import NodeTerms
 from ..errors import InputError
@@ -24,7 +24,7 @@ TIME_COLUMNS = ("creation_time", "deletion_time", "scheduled_time")
 MODEL_LABEL = "gpu-card-model"
 DEFAULT_CPU_MILLI = 100  # what the scheduler assumes for a pod that requests no CPU
 
-PathLike = Union[str, Path]
+PathLike = str | Path
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ class PodRow:
     gpu_spec: str
     where: str
     creation_time: int = 0
-    deletion_time: Optional[int] = None
-    scheduled_time: Optional[int] = None
+    deletion_time: int | None = None
+    scheduled_time: int | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def _rows(path: PathLike, required: tuple[str, ...], what: str) -> Iterator[tupl
     """(where, name, row) for each data row; the name (first column) must be set."""
     path = str(path)
     try:
-        f = open(path, newline="", encoding="utf-8")
+        f = open(path, newline="", encoding="utf-8")  # noqa: SIM115 - only open() errors are InputErrors; `with f` closes it
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", file=path) from None
     with f:
@@ -79,7 +79,7 @@ def _rows(path: PathLike, required: tuple[str, ...], what: str) -> Iterator[tupl
             yield f"{path}:{line}", name, row
 
 
-def _num(where: str, row: dict, column: str, empty: Optional[int] = 0) -> Optional[int]:
+def _num(where: str, row: dict, column: str, empty: int | None = 0) -> int | None:
     text = (row.get(column) or "").strip()
     if not text:
         return empty

@@ -9,7 +9,6 @@ MostAllocated packs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
 
 from ..api.quantity import Quantity
 from ..engine.nodes import NodeInfo, NodeTerms, Placement, PodNeeds, fits, needs_of
@@ -23,12 +22,12 @@ class SimPod:
     workload: str
     index: int
     requests: dict[str, int]
-    node: Optional["SimNode"] = None
+    node: SimNode | None = None
     phase: str = PENDING
-    deleted_at: Optional[float] = None
+    deleted_at: float | None = None
     grace: float = 30.0
     zombie: bool = False           # never finishes terminating (kubelet down, killed mid image pull)
-    needs: Optional[PodNeeds] = None   # as placed (set when bound)
+    needs: PodNeeds | None = None   # as placed (set when bound)
     devices: tuple[int, ...] = ()      # the GPU devices it holds on its node
 
     @property

@@ -15,7 +15,6 @@ import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ..api import build
 from ..api.fields import Fields
@@ -86,7 +85,7 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
     return out
 
 
-def _path(f: Fields, key: str, base: Path, required: bool = False, default: Optional[Path] = None) -> Path:
+def _path(f: Fields, key: str, base: Path, required: bool = False, default: Path | None = None) -> Path:
     """A path named in the scenario, relative to the scenario file; it must exist."""
     text = f.str(key, required=required)
     p = (base / text) if text else default
