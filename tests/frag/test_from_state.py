@@ -84,7 +84,58 @@ def test_verdict_follows_slots_and_pooled_capacity():
 def test_flavor_labels_limit_the_nodes():
     s = cluster(pool="h100")  # the flavor selects nodes no node carries
     d = queue_demands(s, "cq")
-    assert d
-    assert dict(d[0].shape.node_labels) == {"pool": "h100"}
+    assert d and dict(d[0].shape.placement.node_selector) == {"pool": "h100"}
     f = queue_fragmentation(s, "cq", policies=())[0]
     assert (f.slots.eligible_nodes, f.cause) == (0, CAPACITY)
+
+
+def test_shapes_come_from_the_placement_model():
+    s = cluster(n_nodes=2, used_per_node=1)
+    # a terminating pod still holds its GPUs; a finished one does not
+    s.add(o.Pod(o.Meta("leaving", "team", creation_timestamp=T0, deletion_timestamp=T0),
+                spec(cpu="1", mem="1Gi", gpu=2, node="node-0"), phase="Running"))
+    s.add(o.Pod(o.Meta("done", "team", creation_timestamp=T0), spec(cpu="1", mem="1Gi", gpu=4, node="node-1"),
+                phase="Succeeded"))
+    # a GPU share (annotation) takes part of one device
+    s.add(o.Pod(o.Meta("share", "team", creation_timestamp=T0 + timedelta(hours=1),
+                       annotations={"alibabacloud.com/gpu-milli": "300"}),
+                spec(cpu="1", mem="1Gi", node="node-1"), phase="Running"))
+    now, empty, running = node_shapes(s)
+    by = {n.name: n for n in now}
+    assert by["node-0"].gpu_free == (0, 0, 0) + (1000,) * 5
+    assert by["node-1"].gpu_free == (0, 700) + (1000,) * 6
+    assert all(n.live is not None for n in now) and all(n.live is None for n in empty)
+    assert sorted((p.gpus, p.gpu_milli) for p in running) == [(1, 300), (1, 1000), (1, 1000), (2, 1000)]
+
+
+def test_cordoned_and_not_ready_nodes_count_for_no_slot_and_are_not_replayed():
+    s = cluster(n_nodes=3, used_per_node=0, pending_8gpu=1)
+    s.nodes["node-1"].unschedulable = True
+    s.nodes["node-2"].conditions = [o.Condition("Ready", "False")]
+    now, empty, _ = node_shapes(s)
+    assert [n.name for n in now] == ["node-0", "node-1", "node-2"]
+    assert [n.name for n in empty] == ["node-0"]
+    f = queue_fragmentation(s, "cq", policies=())[0]
+    assert (f.slots.slots, f.slots.eligible_nodes) == (1, 1)
+
+
+def test_slots_of_cluster_shapes_are_the_models_count():
+    # the node's pod limit and an extended resource are not in the shape, but the count has them
+    s = cluster(n_nodes=1, used_per_node=2, pending_8gpu=0)
+    s.nodes["node-0"].allocatable["pods"] = q("3")
+    s.add(o.Workload(o.Meta("small", "team"), queue_name="lq",
+                     pod_sets=[o.PodSet("main", 4, spec(cpu="1", mem="1Gi", gpu=1))]))
+    (d,) = queue_demands(s, "cq")
+    assert d.shape.needs is not None and d.pods == 4
+    f = queue_fragmentation(s, "cq", policies=())[0]
+    assert f.slots.slots == 1 and f.slots.nodes_with_slot == 1
+
+
+def test_pending_pods_own_affinity_limits_the_nodes():
+    s = cluster(n_nodes=2, used_per_node=0, pending_8gpu=0)
+    s.nodes["node-1"].meta.labels["zone"] = "z1"
+    away = o.PodSpec(containers=[o.Container("main", requests=res("8", "32Gi", 8))],
+                     required_node_terms=[o.NodeSelectorTerm([o.SelectorRequirement("zone", "NotIn", ["z1"])])])
+    s.add(o.Workload(o.Meta("away", "team"), queue_name="lq", pod_sets=[o.PodSet("main", 2, away)]))
+    f = queue_fragmentation(s, "cq", policies=())[0]
+    assert (f.slots.slots, f.slots.eligible_nodes, f.cause) == (1, 1, CAPACITY)

@@ -2,6 +2,7 @@ import random
 
 import numpy as np
 
+from kueue_doctor.engine.nodes import NodeTerms, Placement
 from kueue_doctor.frag.cluster import Cluster
 from kueue_doctor.frag.measure import (
     TypicalShape,
@@ -62,12 +63,12 @@ def test_vectorised_measure_matches_reference(sample_paths):
 
 
 def test_label_constrained_shapes_see_other_pools_as_no_access():
-    pinned = PodShape(1000, gpus=1, gpu_milli=1000, node_labels=(("pool", "a"),))
+    pinned = PodShape(1000, gpus=1, gpu_milli=1000, placement=Placement(node_selector=(("pool", "a"),)))
     free = PodShape(1000, gpus=1, gpu_milli=1000)
     typical = typical_shapes([pinned] * 3 + [free])
     assert [t.count for t in typical] == [3, 1]  # same CPU/GPU, kept apart by the label
-    a = NodeShape("a", 8000, 1, (1000, 1000), "X", labels=(("pool", "a"),))
-    b = NodeShape("b", 8000, 1, (1000, 1000), "X", labels=(("pool", "b"),))
+    a = NodeShape("a", 8000, 1, (1000, 1000), "X", terms=NodeTerms({"pool": "a"}))
+    b = NodeShape("b", 8000, 1, (1000, 1000), "X", terms=NodeTerms({"pool": "b"}))
     assert node_fragmentation(a, typical) == 0
     assert node_breakdown(b, typical)["no_access"] == 0.75 * 2000
     cl = Cluster([a, b], typical=typical)

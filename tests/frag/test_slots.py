@@ -1,3 +1,5 @@
+from kueue_doctor.api import objects as o
+from kueue_doctor.engine.nodes import NodeTerms, Placement
 from kueue_doctor.frag.shapes import NodeShape, PodShape, eligible
 from kueue_doctor.frag.slots import count_slots, node_slots
 
@@ -35,16 +37,26 @@ def test_multi_gpu_partial_shares_need_distinct_gpus():
     assert node_slots(n, PodShape(cpu=1, gpus=4, gpu_milli=500)) == 1
 
 
+def tolerating(*keys):
+    return Placement(tolerations=tuple(o.Toleration(k, "Exists") for k in keys))
+
+
 def test_eligibility_by_model_labels_and_taints():
-    a = node("a", model="T4", labels=(("pool", "x"),))
-    b = node("b", model="V100M16", taints=("dedicated=ml:NoSchedule",))
+    a = node("a", model="T4", terms=NodeTerms({"pool": "x"}))
+    b = node("b", model="V100M16", terms=NodeTerms(taints=(o.Taint("dedicated", "ml", "NoSchedule"),)))
     p = PodShape(cpu=1, gpus=1, gpu_milli=1000, models=frozenset({"V100M16"}))
     assert [eligible(n, p) for n in (a, b)] == [False, False]
-    tolerant = PodShape(cpu=1, gpus=1, gpu_milli=1000, models=p.models, tolerations=("dedicated",))
+    tolerant = PodShape(cpu=1, gpus=1, gpu_milli=1000, models=p.models, placement=tolerating("dedicated"))
     assert [eligible(n, tolerant) for n in (a, b)] == [False, True]
-    labelled = PodShape(cpu=1, node_labels=(("pool", "x"),))
+    labelled = PodShape(cpu=1, placement=Placement(node_selector=(("pool", "x"),)))
     assert [eligible(n, labelled) for n in (a, b)] == [True, False]
     assert count_slots([a, b], tolerant).eligible_nodes == 1
-    everything = PodShape(cpu=1, tolerations=("",))  # operator Exists without a key
-    assert eligible(b, everything)
-    assert not eligible(b, PodShape(cpu=1, tolerations=("other",)))
+    everything = PodShape(cpu=1, placement=tolerating(""))  # operator Exists without a key
+    assert eligible(b, everything) and not eligible(b, PodShape(cpu=1, placement=tolerating("other")))
+
+
+def test_not_ready_and_cordoned_nodes_are_not_eligible():
+    down = node("down", terms=NodeTerms(ready=False))
+    cordoned = node("c", terms=NodeTerms(unschedulable=True))
+    p = PodShape(cpu=1, gpus=1, gpu_milli=1000)
+    assert count_slots([down, cordoned, node("up")], p).eligible_nodes == 1

@@ -224,5 +224,24 @@ def test_capacity_scale_shrinks_nodes_and_quotas_together():
     for name, cq in philly.state.cluster_queues.items():
         (rq,) = cq.resource_groups[0].flavors[0].resources
         nodes = sum(1 for n in philly.nodes if n.name.startswith(f"philly-{name[3:]}-"))
-        assert nodes >= 1
-        assert rq.nominal_quota.int_value() == nodes * 8
+        assert nodes >= 1 and rq.nominal_quota.int_value() == nodes * 8
+
+
+def test_openb_is_read_by_the_one_reader_frag_uses(tmp_path):
+    from kueue_doctor.frag.trace import read_nodes
+    node_file = OPENB / "openb_node_list_gpu_node.csv"
+    scn = scenario(kind="openb", path="data/openb/openb_pod_list_sample.csv", nodes="generate")
+    shapes = {n.name: n for n in read_nodes(str(node_file))}
+    assert sorted(shapes) == sorted(s.name for s in scn.nodes)
+    for spec in scn.nodes:
+        shape = shapes[spec.name]
+        assert spec.allocatable["cpu"] == f"{shape.cpu_free}m" and spec.allocatable["memory"] == f"{shape.mem_free}Mi"
+        assert spec.allocatable.get(GPU, 0) == shape.gpus and spec.labels == shape.terms.labels
+    # and its errors: the row's file and line, the column
+    bad = tmp_path / "pods.csv"
+    bad.write_text((OPENB / "openb_pod_list_sample.csv").read_text().splitlines()[0] + "\np1,abc,1,0,0,0,10,5\n")
+    (tmp_path / "openb_node_list_gpu_node.csv").write_text(node_file.read_text())
+    doc = {"kind": "Simulation", "traces": [{"kind": "openb", "path": "pods.csv"}]}
+    with pytest.raises(InputError) as e:
+        parse_scenario(doc, str(tmp_path / "scenario.yaml"))
+    assert (e.value.file, e.value.field) == (f"{bad}:2", "cpu_milli") and "not a number" in str(e.value)

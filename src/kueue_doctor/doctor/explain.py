@@ -181,20 +181,19 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
             say("eviction", f"evicted {minutes(v.held)} ago; {len(v.live_pods)} pod(s) still present"
                 + (f", {len(v.past_grace)} past their grace period" if v.past_grace else ""))
     if state.nodes:
-        from ..frag.from_state import node_shapes, pod_shape
-        from ..frag.slots import count_slots
-        nodes_now = node_shapes(state)[0]
+        from ..engine.nodes import count_slots, node_infos, pod_needs
+        from ..frag.from_state import shape_of
+        nodes_now = node_infos(state)
         verdict = q.guarantee.verdicts.get(key)
         for ps, spec_ps in zip(wi.pod_sets, w.pod_sets, strict=True):
             flavor_name = (admitted_flavor(w, ps.name) or _placed_flavor(verdict)
                            or (cq.groups[0].flavors[0] if cq.groups else ""))
             flavor = state.resource_flavors.get(flavor_name)
-            shape = pod_shape(spec_ps.template, None, flavor.node_labels if flavor else {},
-                              flavor.tolerations if flavor else ())
-            slots = count_slots(nodes_now, shape)
-            say("nodes", f"pod set {ps.name} on flavor {flavor_name or '-'}: {slots.slots} free slot(s) on "
-                         f"{slots.nodes_with_slot} node(s) for {ps.count} pod(s) of {shape.describe()}",
-                slots=slots.slots, nodes=slots.nodes_with_slot)
+            needs = pod_needs(spec_ps.template, None, [flavor] if flavor else [])
+            slots, with_slot = count_slots(nodes_now, needs)
+            say("nodes", f"pod set {ps.name} on flavor {flavor_name or '-'}: {slots} free slot(s) on "
+                         f"{with_slot} node(s) for {ps.count} pod(s) of {shape_of(needs).describe()}",
+                slots=slots, nodes=with_slot)
     lines = log_lines(facts.log_files, key)
     if lines:
         say("logs", f"{len(lines)} controller log line(s) mention it (last {min(len(lines), 10)} shown)",

@@ -7,8 +7,10 @@ Each node's GPU row is sorted descending. Only the multiset of free GPU milli ma
 every fit test, score and measure here, and a sorted row turns "does some set of n GPUs have
 m free each" into one comparison: ``free[:, n-1] >= m``.
 
-Nodes with the same GPU model, GPU count, labels and taints share a *kind*; eligibility and
-the FGD measure depend on a node only through its kind. Nodes with the same kind, free CPU and
+Nodes with the same GPU model, GPU count and placement terms (labels, taints, readiness, cordon)
+share a *kind*; eligibility and the FGD measure depend on a node only through its kind (a pod
+that selects nodes by name, ``matchFields``, is checked node by node for fit; the FGD measure
+still looks at its kind). Nodes with the same kind, free CPU and
 free GPUs share a *state id*, so FGD scores are computed once per state, not once per node.
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..engine.nodes import NO_PLACEMENT, admits
 from .measure import TypicalShape
 from .shapes import GPU_MILLI, NodeShape, PodShape, eligible, selector_key
 
@@ -70,13 +73,14 @@ class Cluster:
         self.kind_reps: list[NodeShape] = []
         kind = []
         for nd in self.nodes:
-            key = (nd.model, nd.gpus, nd.labels, nd.taints)
+            key = (nd.model, nd.gpus, nd.terms)
             if key not in kinds:
                 kinds[key] = len(kinds)
                 self.kind_reps.append(nd)
             kind.append(kinds[key])
         self.kind = np.array(kind, dtype=np.int64)
-        self._any_taints = any(nd.taints for nd in self.kind_reps)
+        # whether some node refuses a pod that asks for nothing (a taint, NotReady, cordoned)
+        self._any_refusal = not all(admits(nd.terms, NO_PLACEMENT, nd.name) for nd in self.kind_reps)
         self.tags = np.zeros(n, dtype=np.int64)  # GpuClustering: bit set per affinity tag present
         self._tag_bits: dict[str, int] = {}
         self._elig: dict[tuple, np.ndarray] = {}
@@ -89,8 +93,11 @@ class Cluster:
         key = (*selector_key(pod), pod.gpus)
         mask = self._elig.get(key)
         if mask is None:
-            ok = np.array([eligible(rep, pod) for rep in self.kind_reps], dtype=bool)
-            mask = self._elig[key] = ok[self.kind]
+            if pod.placement.uses_node_name:
+                mask = self._elig[key] = np.array([eligible(nd, pod) for nd in self.nodes], dtype=bool)
+            else:
+                ok = np.array([eligible(rep, pod) for rep in self.kind_reps], dtype=bool)
+                mask = self._elig[key] = ok[self.kind]
         return mask
 
     def feasible(self, pod: PodShape) -> np.ndarray:
@@ -100,7 +107,7 @@ class Cluster:
             if pod.gpus > self.width:
                 return np.zeros(len(self.cpu), dtype=bool)
             mask &= self.free[:, pod.gpus - 1] >= pod.gpu_milli
-        if pod.wants_gpu or pod.node_labels or self._any_taints:
+        if pod.wants_gpu or not pod.placement.empty or self._any_refusal:
             mask &= self.eligible_mask(pod)
         return mask
 
@@ -196,5 +203,5 @@ class Cluster:
         for i, nd in enumerate(self.nodes):
             out.append(NodeShape(name=nd.name, cpu_free=int(self.cpu[i]), mem_free=int(self.mem[i]),
                                  gpu_free=tuple(int(g) for g in self.free[i, :nd.gpus]),
-                                 model=nd.model, labels=nd.labels, taints=nd.taints))
+                                 model=nd.model, terms=nd.terms))
         return out

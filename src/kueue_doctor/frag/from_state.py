@@ -1,133 +1,80 @@
 """Build fragmentation shapes from a ClusterState (what the doctor reads from a cluster).
 
-Nodes: allocatable minus the requests of pods bound to them (terminating pods still hold
-their resources). GPUs: the device count comes from an extended resource such as
-``nvidia.com/gpu``; a pod that shares a GPU says so with a ``.../gpu-milli`` annotation, as in
-the Alibaba GPU-sharing scheduler the openb trace comes from. Kubernetes does not say which
-device a pod got, so whole-GPU pods are put on untouched GPUs and shares on the tightest GPU
-that fits, which is what a device plugin with bin-packing does.
+The shapes come from the placement model (``engine.nodes``): a node's free resources are its
+allocatable minus what its bound pods request (terminating pods still hold theirs), its GPU
+devices handed out as the model does (whole-GPU pods on untouched devices, ``.../gpu-milli``
+shares on the tightest device with room), a pod's shape is its ``pod_needs`` (with the flavor's
+node labels and tolerations Kueue injects). Each shape keeps the model's node or needs, so free
+slots of shapes read here are the model's count.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..api import objects as o
 from ..api.state import ClusterState
-from ..engine.workload import pod_requests
+from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, bind_bound, bound_pods, node_info, pod_needs
 from ..kueue.constants import FINISHED
 from .diagnose import Demand, ShapeFinding, diagnose
 from .policies import POLICIES
-from .shapes import GPU_MILLI, NodeShape, PodShape
+from .shapes import NodeShape, PodShape
 from .slots import count_slots
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+__all__ = ["GPU_RESOURCES", "MODEL_LABELS", "bound_pods", "empty_node_shape", "node_shape", "node_shapes",
+           "pod_shape", "queue_demands", "queue_fragmentation", "shape_of"]
+
 MODEL_LABELS = ("nvidia.com/gpu.product", "gpu-card-model", "alibabacloud.com/gpu-card-model",
                 "cloud.google.com/gke-accelerator")
 MIB = 1 << 20
-DONE_PHASES = ("Succeeded", "Failed")
 
 
-def _annotation(meta: o.Meta, suffix: str) -> int | None:
-    for k, v in meta.annotations.items():
-        if k == suffix or k.endswith("/" + suffix):
-            try:
-                return int(v)
-            except ValueError:
-                return None
-    return None
-
-
-def _tolerations(tols: Sequence[o.Toleration]) -> tuple[str, ...]:
-    out = []
-    for t in tols:
-        if t.effect and t.effect not in ("NoSchedule", "NoExecute"):
-            continue
-        out.append(t.key if t.operator == "Exists" else f"{t.key}={t.value}")
-    return tuple(sorted(set(out)))
+def shape_of(needs: PodNeeds) -> PodShape:
+    """The fragmentation shape of a pod's needs (memory rounded up to MiB)."""
+    return PodShape(cpu=needs.request("cpu"), mem=-(-needs.request("memory") // MIB), gpus=needs.gpus,
+                    gpu_milli=needs.gpu_milli, placement=needs.placement, needs=needs)
 
 
 def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
-              extra_labels: dict[str, str] | None = None,
-              extra_tolerations: Sequence[o.Toleration] = ()) -> PodShape:
-    req = pod_requests(spec)
-    gpus = sum(req.get(r, 0) for r in GPU_RESOURCES)
-    milli = GPU_MILLI if gpus else 0
-    share = _annotation(meta, "gpu-milli") if meta is not None else None
-    if share and meta is not None:
-        gpus = gpus or (_annotation(meta, "gpu-count") or 1)
-        milli = min(share, GPU_MILLI)
-    labels = dict(spec.node_selector)
-    labels.update(extra_labels or {})
-    return PodShape(cpu=req.get("cpu", 0), mem=-(-req.get("memory", 0) // MIB), gpus=gpus,
-                    gpu_milli=milli, node_labels=tuple(sorted(labels.items())),
-                    tolerations=_tolerations([*spec.tolerations, *extra_tolerations]))
+              flavors: Iterable[o.ResourceFlavor] = ()) -> PodShape:
+    """A pod's (or pod template's) shape, on ``flavors`` once Kueue admitted it there."""
+    return shape_of(pod_needs(spec, meta, flavors))
 
 
-def _node_model(node: o.Node) -> str:
+def _node_model(labels: dict[str, str]) -> str:
     for key in MODEL_LABELS:
-        if key in node.meta.labels:
-            return node.meta.labels[key]
+        if key in labels:
+            return labels[key]
     return ""
 
 
+def node_shape(info: NodeInfo) -> NodeShape:
+    """What is free on the model's node now (memory rounded down to MiB)."""
+    return NodeShape(name=info.name, cpu_free=info.free("cpu"), mem_free=info.free("memory") // MIB,
+                     gpu_free=tuple(info.gpu_free), model=_node_model(info.terms.labels), terms=info.terms,
+                     live=info)
+
+
 def empty_node_shape(node: o.Node) -> NodeShape:
-    alloc = node.allocatable or node.capacity
-    gpus = sum(alloc[r].amount(r) for r in GPU_RESOURCES if r in alloc)
-    taints = tuple(f"{t.key}={t.value}:{t.effect}" for t in node.taints
-                   if t.effect in ("NoSchedule", "NoExecute"))
-    return NodeShape(name=node.meta.name,
-                     cpu_free=alloc["cpu"].amount("cpu") if "cpu" in alloc else 0,
-                     mem_free=alloc["memory"].amount("memory") // MIB if "memory" in alloc else 0,
-                     gpu_free=(GPU_MILLI,) * gpus, model=_node_model(node),
-                     labels=tuple(sorted(node.meta.labels.items())), taints=taints)
-
-
-def _usable(node: o.Node) -> bool:
-    return not node.unschedulable and node.ready() is not False
-
-
-def bound_pods(state: ClusterState) -> list[o.Pod]:
-    """Pods holding node resources, oldest first (the order a re-placement replays them in)."""
-    pods = [p for p in state.pods.values() if p.spec.node_name and p.phase not in DONE_PHASES]
-    return sorted(pods, key=lambda p: (p.meta.creation_timestamp is None,
-                                       p.meta.creation_timestamp or 0, p.meta.namespace, p.meta.name))
-
-
-def _take(free: list[int], pod: PodShape) -> None:
-    for _ in range(pod.gpus):
-        fits = [i for i, g in enumerate(free) if g >= pod.gpu_milli]
-        if not fits:
-            return
-        # tightest GPU for a share; an untouched one (the tightest that fits 1000) otherwise
-        i = min(fits, key=lambda i: (free[i], i))
-        free[i] -= pod.gpu_milli
+    shape = node_shape(node_info(node))
+    return NodeShape(shape.name, shape.cpu_free, shape.mem_free, shape.gpu_free, shape.model, shape.terms)
 
 
 def node_shapes(state: ClusterState) -> tuple[list[NodeShape], list[NodeShape], list[PodShape]]:
-    """(free shapes now, the same nodes empty, shapes of the pods bound to them, oldest first).
+    """(free shapes now, the usable nodes empty, shapes of the pods bound to those, oldest first).
 
-    Unschedulable and not-ready nodes are left out: they offer no slot.
+    Every node is in the first list: the placement model decides which pods it takes (a
+    NotReady node none, a cordoned one only pods tolerating it). The other two, what a
+    placement policy would re-place, hold only usable nodes (Ready, not cordoned) and their pods.
     """
-    nodes = {name: n for name, n in sorted(state.nodes.items()) if _usable(n)}
-    empty = {name: empty_node_shape(n) for name, n in nodes.items()}
-    cpu = {name: s.cpu_free for name, s in empty.items()}
-    mem = {name: s.mem_free for name, s in empty.items()}
-    gpu = {name: list(s.gpu_free) for name, s in empty.items()}
-    running = []
-    for p in bound_pods(state):
-        if p.spec.node_name not in nodes:
-            continue
-        shape = pod_shape(p.spec, p.meta)
-        running.append(shape)
-        cpu[p.spec.node_name] -= shape.cpu
-        mem[p.spec.node_name] -= shape.mem
-        if shape.wants_gpu:
-            _take(gpu[p.spec.node_name], shape)
-    now = [NodeShape(s.name, cpu[s.name], mem[s.name], tuple(gpu[s.name]), s.model, s.labels, s.taints)
-           for s in empty.values()]
-    return now, list(empty.values()), running
+    infos = {name: node_info(n) for name, n in sorted(state.nodes.items())}
+    bound = bind_bound(infos, bound_pods(state))
+    now = [node_shape(i) for i in infos.values()]
+    usable = {name for name, i in infos.items() if i.terms.usable}
+    empty = [empty_node_shape(state.nodes[name]) for name in infos if name in usable]
+    running = [shape_of(needs) for p, needs in bound if p.spec.node_name in usable]
+    return now, empty, running
 
 
 def _is_pending(w: o.Workload) -> bool:
@@ -185,8 +132,7 @@ def queue_demands(state: ClusterState, cluster_queue: str,
             options = []
             for fname in _flavor_options(cq, base) or [""]:
                 flavor = state.resource_flavors.get(fname)
-                shape = pod_shape(ps.template, None, flavor.node_labels if flavor else {},
-                                  flavor.tolerations if flavor else ())
+                shape = pod_shape(ps.template, None, [flavor] if flavor else [])
                 options.append((slots_for(shape), fname, shape))
             _slots, fname, shape = max(options, key=lambda t: t[0])
             key = _Key(shape, fname)

@@ -29,9 +29,10 @@ class TypicalShape:
 
 
 def shape_key(p: PodShape) -> tuple:
-    # Memory is deliberately absent: the measure only looks at CPU and GPU. Node labels and
-    # tolerations (empty in openb) come last so they only split shapes, never reorder them.
-    return (p.cpu, p.gpu_milli, p.gpus, "|".join(sorted(p.models)), p.node_labels, p.tolerations)
+    # Memory is deliberately absent: the measure only looks at CPU and GPU. The placement (node
+    # selector, affinity, tolerations; empty in openb) comes last so it only splits shapes,
+    # never reorders them.
+    return (p.cpu, p.gpu_milli, p.gpus, "|".join(sorted(p.models)), p.placement.key())
 
 
 def typical_shapes(pods: Iterable[PodShape], popularity: float = POPULARITY) -> list[TypicalShape]:
@@ -46,7 +47,7 @@ def typical_shapes(pods: Iterable[PodShape], popularity: float = POPULARITY) -> 
         key = shape_key(p)
         counts[key] += 1
         first.setdefault(key, PodShape(cpu=p.cpu, gpus=p.gpus, gpu_milli=p.gpu_milli, models=p.models,
-                                       node_labels=p.node_labels, tolerations=p.tolerations))
+                                       placement=p.placement))
     total = sum(counts.values())
     ordered = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     kept, cum = [], 0

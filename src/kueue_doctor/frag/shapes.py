@@ -3,12 +3,20 @@
 Everything in ``kueue_doctor.frag`` works on these, so the doctor (real cluster state), the
 trace replay (openb CSVs) and the exporter share one model. Amounts are integers:
 CPU in milli-cores, memory in MiB, GPU in milli-GPU (1000 = one whole device).
+
+Which node a pod may use at all is the placement model's question (``engine.nodes.admits``:
+node selector, required affinity, taints, readiness, cordon): a node shape carries the node's
+``NodeTerms``, a pod shape its ``Placement``. Shapes read from a cluster (``from_state``) also
+carry the model's own node (``live``) and pod needs (``needs``), so their free slots are the
+model's count (``slots.count_slots``); trace and replayed shapes count CPU, memory and GPUs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-GPU_MILLI = 1000
+from ..engine.nodes import GPU_MILLI, NO_PLACEMENT, NO_TERMS, NodeInfo, NodeTerms, Placement, PodNeeds, admits
+
+__all__ = ["GPU_MILLI", "NodeShape", "PodShape", "eligible", "parse_models", "selector_key"]
 
 
 @dataclass(frozen=True)
@@ -17,16 +25,17 @@ class NodeShape:
 
     ``gpu_free`` holds the free milli of each GPU device (1000 = untouched), so its length is
     the node's GPU count. ``model`` is the GPU model (``gpu-card-model`` in openb,
-    ``nvidia.com/gpu.product`` on real clusters); ``labels`` and ``taints`` let a pod shape
-    carry a flavor's node labels and tolerations.
+    ``nvidia.com/gpu.product`` on real clusters); ``terms`` (labels, taints, readiness, cordon)
+    decide which pods may use it. ``live`` is the placement model's node these free amounts
+    were read from (shapes of a cluster now; None for traces, empty and replayed nodes).
     """
     name: str
     cpu_free: int
     mem_free: int
     gpu_free: tuple[int, ...] = ()
     model: str = ""
-    labels: tuple[tuple[str, str], ...] = ()
-    taints: tuple[str, ...] = ()  # "key=value:Effect" for NoSchedule / NoExecute taints
+    terms: NodeTerms = NO_TERMS
+    live: NodeInfo | None = field(default=None, compare=False, repr=False)
 
     @property
     def gpus(self) -> int:
@@ -43,17 +52,17 @@ class PodShape:
 
     ``gpus`` devices of ``gpu_milli`` each: a GPU-sharing pod is ``gpus=1, gpu_milli<1000``;
     a whole-GPU pod has ``gpu_milli=1000``; a CPU-only pod has ``gpus=0``. ``models`` limits
-    the GPU models it may use (empty: any). ``node_labels`` are labels a node must carry
-    (a ResourceFlavor's nodeLabels or a nodeSelector); ``tolerations`` are the taint keys
-    (``key`` or ``key=value``) it tolerates.
+    the GPU models it may use (empty: any). ``placement`` is where it may go (node selector
+    with a flavor's nodeLabels, required affinity, tolerations with the flavor's). ``needs``
+    is the placement model's view of the same pod (shapes of a cluster; None otherwise).
     """
     cpu: int
     mem: int = 0
     gpus: int = 0
     gpu_milli: int = 0
     models: frozenset[str] = field(default_factory=frozenset)
-    node_labels: tuple[tuple[str, str], ...] = ()
-    tolerations: tuple[str, ...] = ()
+    placement: Placement = NO_PLACEMENT
+    needs: PodNeeds | None = None
 
     @property
     def gpu_total(self) -> int:
@@ -86,28 +95,18 @@ class PodShape:
 
 def selector_key(pod: PodShape) -> tuple:
     """What decides which nodes a pod may use at all (not whether they have room)."""
-    return (pod.models if pod.wants_gpu else frozenset(), pod.node_labels, pod.tolerations)
+    return (pod.models if pod.wants_gpu else frozenset(), pod.placement)
 
 
 def eligible(node: NodeShape, pod: PodShape) -> bool:
-    """May ``pod`` run on ``node`` at all, ignoring free capacity?"""
+    """May ``pod`` run on ``node`` at all, ignoring free capacity? (Enough GPU devices of an
+    allowed model, and the placement model admits it.)"""
     if pod.wants_gpu:
         if node.gpus < pod.gpus:
             return False
         if pod.models and node.model not in pod.models:
             return False
-    if pod.node_labels:
-        labels = dict(node.labels)
-        if any(labels.get(k) != v for k, v in pod.node_labels):
-            return False
-    if "" in pod.tolerations:  # an empty key with operator Exists tolerates every taint
-        return True
-    for taint in node.taints:
-        key_value = taint.rsplit(":", 1)[0]
-        key = key_value.split("=", 1)[0]
-        if key not in pod.tolerations and key_value not in pod.tolerations:
-            return False
-    return True
+    return admits(node.terms, pod.placement, node.name)
 
 
 def parse_models(spec: str) -> frozenset[str]:

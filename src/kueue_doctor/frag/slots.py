@@ -4,42 +4,36 @@ This is the fragmentation question of the diagnosis recipe. Twelve 8-GPU pods ne
 nodes with 8 free GPUs each; 96 free GPUs spread thinly do not help. So next to the slot
 count we report the *pooled* count — what would fit if every eligible node's free resources
 were one big node — and the gap between the two is what fragmentation costs.
+
+A shape read from a cluster (``from_state``: the node carries ``live``, the pod ``needs``) has
+its slots counted by the placement model (``engine.nodes.slots_on``: every requested resource
+in exact amounts, the node's pod limit), so step 2, ``explain`` and the exporter's
+``free_slots`` agree; trace and replayed shapes count CPU, memory and GPUs.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..engine.nodes import UNBOUNDED, gpu_slots, room
 from .shapes import NodeShape, PodShape, eligible
-
-UNBOUNDED = 1 << 62
-
-
-def _gpu_slots(gpu_free: tuple[int, ...], gpus: int, milli: int) -> int:
-    # Each GPU hosts free//milli shares; a pod needs `gpus` distinct GPUs, so k pods fit iff
-    # sum_g min(units_g, k) >= k * gpus. The left side grows slower than the right, so bisect.
-    units = [g // milli for g in gpu_free]
-    lo, hi = 0, sum(units) // gpus
-    while lo < hi:
-        k = (lo + hi + 1) // 2
-        if sum(min(u, k) for u in units) >= k * gpus:
-            lo = k
-        else:
-            hi = k - 1
-    return lo
 
 
 def node_slots(node: NodeShape, pod: PodShape) -> int:
     """How many more pods of shape ``pod`` fit on ``node`` (its free resources only)."""
-    if not eligible(node, pod):
-        return 0
+    return _room(node, pod) if eligible(node, pod) else 0
+
+
+def _room(node: NodeShape, pod: PodShape) -> int:
+    if node.live is not None and pod.needs is not None:
+        return room(node.live, pod.needs)
     k = UNBOUNDED
     if pod.cpu > 0:
         k = min(k, node.cpu_free // pod.cpu)
     if pod.mem > 0:
         k = min(k, node.mem_free // pod.mem)
     if pod.wants_gpu:
-        k = min(k, _gpu_slots(node.gpu_free, pod.gpus, pod.gpu_milli))
+        k = min(k, gpu_slots(node.gpu_free, pod.gpus, pod.gpu_milli))
     return max(k, 0)
 
 
@@ -67,7 +61,7 @@ def count_slots(nodes: Iterable[NodeShape], pod: PodShape) -> SlotCount:
         cpu += max(node.cpu_free, 0)
         mem += max(node.mem_free, 0)
         gpu += node.gpu_idle
-        k = node_slots(node, pod)
+        k = _room(node, pod)
         slots += k
         with_slot += k > 0
     pooled = UNBOUNDED

@@ -14,19 +14,7 @@ from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
 from ..sim.nodes import TERMINATING
 from ..sim.observe import observations
 from ..sim.simulator import EVICTED
-from .view import (
-    GPU_RESOURCES,
-    MAX_SHAPES,
-    View,
-    all_queues,
-    covering_flavors,
-    guarantee_rows,
-    pending_rows,
-    shape_label,
-    tree_rows,
-)
-
-MIB = 1 << 20
+from .view import View, all_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
 def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] | None = None) -> View:
@@ -58,19 +46,7 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] 
     pending_rows(view, cqs, pending)
     tree_rows(view, esnap)
     if sim.pool:
-        seen = 0
-        for name, wi in pending:
-            for ps in wi.pod_sets:
-                req = ps.per_pod
-                gpus = sum(req.get(r, 0) for r in GPU_RESOURCES)
-                label = shape_label(gpus, 1000 if gpus else 0, req.get("cpu", 0), -(-req.get("memory", 0) // MIB))
-                for fname in covering_flavors(cqs[name], bool(gpus)):
-                    if (fname, label) in view.free_slots or seen >= MAX_SHAPES:
-                        continue
-                    flavor = esnap.flavors.get(fname)
-                    view.free_slots[(fname, label)] = sim.pool.free_slots(
-                        {r: v for r, v in req.items() if v}, dict(flavor.node_labels) if flavor else {})
-                    seen += 1
+        free_slot_rows(view, cqs, pending, esnap.flavors, sim.pool.infos)
     return view
 
 

@@ -5,12 +5,10 @@ from datetime import timedelta
 
 from ..doctor.diagnose import diagnose
 from ..doctor.facts import Facts
-from ..frag.from_state import node_shapes, pod_shape
-from ..frag.shapes import PodShape
-from ..frag.slots import count_slots
+from ..engine.nodes import node_infos
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import Snapshot
-from .view import MAX_SHAPES, View, covering_flavors, guarantee_rows, pending_rows, shape_label, tree_rows
+from .view import View, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
 def view_from_snapshot(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
@@ -42,20 +40,4 @@ def free_slots(view: View, facts: Facts, cqs, pending) -> None:
     state = facts.state
     if not state.nodes:
         return
-    nodes = node_shapes(state)[0]
-    shapes: dict[tuple[str, str], PodShape] = {}
-    for name, wi in pending:
-        cq = cqs[name]
-        for ps in wi.obj.pod_sets:
-            base = pod_shape(ps.template)
-            for fname in covering_flavors(cq, base.wants_gpu):
-                label = shape_label(base.gpus, base.gpu_milli, base.cpu, base.mem)
-                if (fname, label) in shapes:
-                    continue
-                if len(shapes) >= MAX_SHAPES:
-                    break
-                flavor = state.resource_flavors.get(fname)
-                shapes[(fname, label)] = pod_shape(ps.template, None, flavor.node_labels if flavor else {},
-                                                   flavor.tolerations if flavor else ())
-    for key, shape in shapes.items():
-        view.free_slots[key] = count_slots(nodes, shape).nodes_with_slot
+    free_slot_rows(view, cqs, pending, state.resource_flavors, node_infos(state))

@@ -10,13 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..api import objects as o
+from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, count_slots, pod_needs
 from ..engine.quota import FR
 from ..engine.snapshot import ClusterQueueSnapshot
 from ..engine.snapshot import Snapshot as EngineSnapshot
 from ..engine.workload import WorkloadInfo
 from ..guarantee import QueueGuarantee
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # a pending shape the cluster has never seen is worth a series; thousands are not
 MAX_SHAPES = 64
 
@@ -115,6 +116,38 @@ def shape_label(gpus: int, gpu_milli: int, cpu_milli: int, mem_mib: int) -> str:
     if mem_mib:
         parts.append(f"{mem_mib // 1024}Gi" if mem_mib % 1024 == 0 else f"{mem_mib}Mi")
     return "-".join(parts) or "empty"
+
+
+MIB = 1 << 20
+
+
+def needs_label(needs: PodNeeds) -> str:
+    """The ``shape`` label of a pod's needs (memory rounded up to MiB)."""
+    return shape_label(needs.gpus, needs.gpu_milli, needs.request("cpu"), -(-needs.request("memory") // MIB))
+
+
+def free_slot_rows(view: View, cqs: dict[str, ClusterQueueSnapshot], pending: Iterable[tuple[str, WorkloadInfo]],
+                   flavors: dict[str, o.ResourceFlavor], nodes: Iterable[NodeInfo]) -> None:
+    """``free_slots``: per flavor and pending pod shape, the nodes that could take one more such
+    pod now (``engine.nodes.count_slots``, with the flavor's node labels and tolerations as Kueue
+    would inject them). A snapshot and a simulation both come here, so the same cluster gives
+    the same figures."""
+    shapes: dict[tuple[str, str], PodNeeds] = {}
+    for name, wi in pending:
+        cq = cqs[name]
+        for ps in wi.obj.pod_sets:
+            base = pod_needs(ps.template)
+            label = needs_label(base)
+            for fname in covering_flavors(cq, base.wants_gpu):
+                if (fname, label) in shapes:
+                    continue
+                if len(shapes) >= MAX_SHAPES:
+                    break
+                flavor = flavors.get(fname)
+                shapes[(fname, label)] = pod_needs(ps.template, None, [flavor] if flavor else [])
+    infos = list(nodes)
+    for key, needs in shapes.items():
+        view.free_slots[key] = count_slots(infos, needs)[1]
 
 
 def covering_flavors(cq: ClusterQueueSnapshot, wants_gpu: bool) -> list[str]:

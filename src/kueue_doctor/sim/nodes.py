@@ -1,14 +1,17 @@
 """Nodes and pods: where released workloads run, how long their pods take to go away.
 
-Placement filters nodes by readiness, the assigned flavors' node labels and free resources,
-then scores like kube-scheduler's NodeResourcesFit: LeastAllocated (default) spreads,
+Which node can take a pod is the placement model's answer (``engine.nodes.fits``: readiness,
+node selector — the assigned flavors' node labels —, taints, every requested resource, GPU
+devices), the one the doctor and the exporter use on a gathered cluster. Among the nodes that
+fit, placement scores like kube-scheduler's NodeResourcesFit: LeastAllocated (default) spreads,
 MostAllocated packs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from ..api.quantity import Quantity
+from ..engine.nodes import NodeInfo, NodeTerms, Placement, PodNeeds, fits, needs_of
 from .scenario import NodeSpec
 
 PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone"
@@ -24,37 +27,55 @@ class SimPod:
     deleted_at: float | None = None
     grace: float = 30.0
     zombie: bool = False           # never finishes terminating (kubelet down, killed mid image pull)
+    needs: PodNeeds | None = None   # as placed (set when bound)
+    devices: tuple[int, ...] = ()      # the GPU devices it holds on its node
 
     @property
     def name(self) -> str:
         return f"{self.workload.split('/', 1)[1]}-{self.index}"
 
 
-@dataclass
 class SimNode:
-    name: str
-    labels: dict[str, str]
-    allocatable: dict[str, int]
-    used: dict[str, int] = field(default_factory=dict)
-    ready: bool = True
-    pods: set = field(default_factory=set)
+    """A scenario node: the placement model's node (``info``) with the simulator's handles.
 
-    def free(self, res: str) -> int:
-        return self.allocatable.get(res, 0) - self.used.get(res, 0)
+    ``labels`` are the scenario's; the model's node also carries the labels every kubelet sets
+    (hostname, os), as the snapshot writes them.
+    """
+    __slots__ = ("info", "labels")
 
-    def fits(self, req: dict[str, int]) -> bool:
-        return all(self.free(r) >= v for r, v in req.items() if v)
+    def __init__(self, name: str, labels: dict[str, str], allocatable: dict[str, int]):
+        self.labels = dict(labels)
+        full = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", **labels}
+        self.info = NodeInfo(name, allocatable, NodeTerms(labels=full))
 
-    def bind(self, pod: SimPod) -> None:
-        for r, v in pod.requests.items():
-            self.used[r] = self.used.get(r, 0) + v
-        self.pods.add(id(pod))
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def allocatable(self) -> dict[str, int]:
+        return self.info.allocatable
+
+    @property
+    def ready(self) -> bool:
+        return self.info.terms.ready is not False
+
+    @ready.setter
+    def ready(self, value: bool) -> None:
+        self.info.terms = replace(self.info.terms, ready=value)
+
+    def bind(self, pod: SimPod, needs: PodNeeds) -> None:
+        pod.needs = needs
+        pod.devices = self.info.bind(needs)
         pod.node = self
 
     def unbind(self, pod: SimPod) -> None:
-        for r, v in pod.requests.items():
-            self.used[r] = self.used.get(r, 0) - v
-        self.pods.discard(id(pod))
+        if pod.needs is not None:
+            self.info.unbind(pod.needs, pod.devices)
+        pod.needs, pod.devices = None, ()
+
+    def __repr__(self) -> str:
+        return f"SimNode({self.name})"
 
 
 def amounts(requests: dict) -> dict[str, int]:
@@ -64,30 +85,40 @@ def amounts(requests: dict) -> dict[str, int]:
 class NodePool:
     def __init__(self, specs: list[NodeSpec], policy: str = "LeastAllocated"):
         self.nodes = [SimNode(s.name, dict(s.labels), amounts(s.allocatable)) for s in specs]
+        self.infos = [n.info for n in self.nodes]   # what engine.nodes.count_slots counts on
         self.by_name = {n.name: n for n in self.nodes}
         self.policy = policy
+        self._needs: dict[tuple, PodNeeds] = {}
 
     def __bool__(self) -> bool:
         return bool(self.nodes)
 
-    def _score(self, node: SimNode, req: dict[str, int]) -> float:
-        fractions = [(node.used.get(r, 0) + v) / node.allocatable[r]
-                     for r, v in req.items() if v and node.allocatable.get(r)]
-        used = sum(fractions) / len(fractions) if fractions else 0.0
-        return used if self.policy == "MostAllocated" else -used
+    def needs(self, requests: dict[str, int], labels: dict[str, str]) -> PodNeeds:
+        """A simulated pod's needs: its requests, the assigned flavors' node labels as its
+        node selector (what the snapshot writes as the pod's ``nodeSelector``)."""
+        key = (tuple(sorted(requests.items())), tuple(sorted(labels.items())))
+        needs = self._needs.get(key)
+        if needs is None:
+            needs = self._needs[key] = needs_of(requests, Placement(node_selector=key[1]))
+        return needs
+
+    def _score(self, node: NodeInfo, requests: dict[str, int]) -> float:
+        alloc, used = node.allocatable, node.requested
+        fractions = [(used.get(r, 0) + v) / alloc[r] for r, v in requests.items() if v and alloc.get(r)]
+        share = sum(fractions) / len(fractions) if fractions else 0.0
+        return share if self.policy == "MostAllocated" else -share
 
     def place_group(self, pods: list[SimPod], labels: dict[str, str]) -> bool:
         """Bind every pod of a gang or none (all-or-nothing, like a gang scheduler)."""
         chosen: list[tuple[SimPod, SimNode]] = []
         for pod in pods:
-            best: SimNode | None = None
-            best_score = 0.0  # read only once best is set
+            needs = self.needs(pod.requests, labels)
+            best, best_score = None, 0.0
             for node in self.nodes:
-                if not node.ready or any(node.labels.get(k) != v for k, v in labels.items()):
+                info = node.info
+                if not fits(info, needs):
                     continue
-                if not node.fits(pod.requests):
-                    continue
-                s = self._score(node, pod.requests)
+                s = self._score(info, pod.requests)
                 if best is None or s > best_score:
                     best, best_score = node, s
             if best is None:
@@ -95,12 +126,8 @@ class NodePool:
                     n.unbind(p)
                     p.node = None
                 return False
-            best.bind(pod)
+            best.bind(pod, needs)
             chosen.append((pod, best))
         for pod, _ in chosen:
             pod.phase = RUNNING
         return True
-
-    def free_slots(self, req: dict[str, int], labels: dict[str, str]) -> int:
-        return sum(1 for n in self.nodes if n.ready and n.fits(req)
-                   and all(n.labels.get(k) == v for k, v in labels.items()))

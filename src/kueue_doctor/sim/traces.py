@@ -10,7 +10,6 @@ Mappings and their reasons: docs/simulator.md, "Traces".
 from __future__ import annotations
 
 import csv
-import functools
 import json
 import math
 import zlib
@@ -21,6 +20,7 @@ from ..api import build
 from ..api.fields import Fields
 from ..duration import duration
 from ..errors import InputError
+from ..frag.trace import node_rows, pod_rows
 from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec
 
 KINDS = ("philly", "openb")
@@ -297,41 +297,7 @@ def _philly_vc_nodes(p: Path, where: str) -> dict[str, int]:
     return out
 
 
-# -- Alibaba openb (cluster-trace-gpu-v2023) -------------------------------------------------
-OPENB_POD_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time",
-                     "deletion_time", "scheduled_time")
-OPENB_NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
-
-
-def _csv_rows(p: Path, columns: tuple[str, ...], where: str):
-    with _open(p, where) as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(f"missing column(s) {', '.join(missing)}", file=str(p))
-        yield from enumerate(reader, start=2)
-
-
-def _num(p: Path, line: int, row: dict[str, str], col: str) -> int:
-    """A whole number >= 0; an empty cell reads 0."""
-    v = _num_or_none(p, line, row, col)
-    return 0 if v is None else v
-
-
-def _num_or_none(p: Path, line: int, row: dict[str, str], col: str) -> int | None:
-    """A whole number >= 0, or None for an empty cell."""
-    text = (row.get(col) or "").strip()
-    if not text:
-        return None
-    try:
-        v = int(float(text))
-    except ValueError:
-        raise InputError(f"not a number: {text!r}", file=f"{p}:{line}", field=col) from None
-    if v < 0:
-        raise InputError(f"must be >= 0: {v}", file=f"{p}:{line}", field=col)
-    return v
-
-
+# -- Alibaba openb (cluster-trace-gpu-v2023): read by frag.trace, the one openb reader --------
 def _openb(f: Fields, path: Path, base: Path) -> Trace:
     if path.is_dir():
         raise InputError("an openb trace path names a pod list CSV (openb_pod_list_*.csv)", field=f.where("path"))
@@ -339,13 +305,8 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
     share = f.str("gpuShare", "whole", choices=("whole", "milli", "skip"))
     node_file = _path(f, "nodeList", base, default=path.parent / "openb_node_list_gpu_node.csv")
     gpu_res, per_gpu = (GPU_MILLI, 1000) if share == "milli" else (GPU, 1)
-    rows: list[tuple[str, int, int, int, str]] = []   # (name, cpu milli, memory MiB, GPUs, model)
-    for line, row in _csv_rows(node_file, OPENB_NODE_COLUMNS, f.where("nodeList")):
-        name = (row.get("sn") or "").strip()
-        if not name:
-            raise InputError("empty node name", file=f"{node_file}:{line}", field="sn")
-        rows.append((name, _num(node_file, line, row, "cpu_milli"), _num(node_file, line, row, "memory_mib"),
-                     _num(node_file, line, row, "gpu"), (row.get("model") or "").strip()))
+    # (name, cpu milli, memory MiB, GPUs, model), in file order
+    rows = [(r.name, r.cpu_milli, r.memory_mib, r.gpus, r.model) for r in node_rows(node_file)]
     if not rows:
         raise InputError(f"no nodes in {node_file}", field=f.where("nodeList"))
     # with its real times openb keeps at most ~70 of 6,212 GPUs busy: a smaller cluster makes
@@ -359,21 +320,15 @@ def _openb(f: Fields, path: Path, base: Path) -> Trace:
              for name, cpu, mem, gpus, model in rows]
     jobs: list[TraceJob] = []
     skipped = never_scheduled = 0
-    for line, row in _csv_rows(path, OPENB_POD_COLUMNS, f.where("path")):
-        name = (row.get("name") or "").strip()
-        if not name:
-            raise InputError("empty pod name", file=f"{path}:{line}", field="name")
-        num = functools.partial(_num, path, line, row)
-        num_or_none = functools.partial(_num_or_none, path, line, row)
-        gpus, milli = num("num_gpu"), num("gpu_milli")
-        created, deleted, scheduled = num("creation_time"), num_or_none("deletion_time"), num_or_none("scheduled_time")
+    for pod in pod_rows(path, times=True):
+        name, gpus, milli = pod.name, pod.num_gpu, pod.gpu_milli
+        created, deleted, scheduled = pod.creation_time, pod.deletion_time, pod.scheduled_time
         if deleted is None:
-            raise InputError("no deletion_time: the pod's runtime is unknown", file=f"{path}:{line}",
-                             field="deletion_time")
+            raise InputError("no deletion_time: the pod's runtime is unknown", file=pod.where, field="deletion_time")
         synthetic = [f"tenant = crc32(pod name) mod {n} (openb has no tenant column)"]
         if capacity < 1.0:
             synthetic.append(f"cluster shrunk by capacityScale {capacity:g}")
-        requests: dict[str, str] = {"cpu": f"{num('cpu_milli')}m", "memory": f"{num('memory_mib')}Mi"}
+        requests: dict[str, str] = {"cpu": f"{pod.cpu_milli}m", "memory": f"{pod.memory_mib}Mi"}
         shared = gpus > 0 and 0 < milli < 1000
         if shared and share == "skip":
             skipped += 1
