@@ -100,7 +100,7 @@ def time_it(folder: Path) -> None:
     d = diagnose(load_folder(str(folder)))
     total = time.perf_counter() - t
     print(f"load only: {load:.1f} s; load + diagnose: {total:.1f} s; "
-          f"{len(d.violations)} violating queue(s), causes {[c.id for c in d.causes]}")
+          f"{len(d.violations)} violating queue(s), causes {[str(c.id) for c in d.causes]}")
 
 
 def main() -> None:
