@@ -1,6 +1,7 @@
 """``run.kind: assign`` and ``totalRequests`` (flavorassigner/ASSIGN-FORMAT.md)."""
 from __future__ import annotations
 
+from ..api.keys import WorkloadKey
 from ..api.quantity import Quantity
 from ..engine.assignment import MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt
 from ..engine.flavors import FlavorAssigner, ReplacedSlice
@@ -16,8 +17,7 @@ def _amounts(raw: dict | None) -> dict[str, int]:
 
 
 def _workload(scn: Scenario, cfg) -> WorkloadInfo:
-    ns, _, name = str(scn.run.get("workload", "")).partition("/")
-    wl = scn.state.workloads.get((ns, name))
+    wl = scn.state.workloads.get(WorkloadKey.parse(str(scn.run.get("workload", ""))))
     if wl is None:
         raise InputError("names no Workload in objects", field="run.workload")
     return WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ..api.keys import WorkloadKey
 from ..engine.preemption import Preemptor
 from ..engine.quota import FR
 from ..engine.snapshot import build_snapshot
@@ -16,8 +17,7 @@ from .setup import engine_config, prepare_state
 def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     snap = build_snapshot(prepare_state(scn), cfg)
-    ns, _, name = str(scn.run.get("workload", "")).partition("/")
-    wl = scn.state.workloads.get((ns, name))
+    wl = scn.state.workloads.get(WorkloadKey.parse(str(scn.run.get("workload", ""))))
     cq = snap.cluster_queues.get(str(scn.run.get("clusterQueue") or ""))
     if wl is None or cq is None:
         raise InputError("run.workload or run.clusterQueue names no object in objects")
