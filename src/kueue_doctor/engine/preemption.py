@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..api.keys import WorkloadKey
 from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
@@ -31,7 +32,7 @@ Candidate = tuple[WorkloadInfo, int, QuotaNode | None, ClusterQueueSnapshot]
 # CandidatesOrdering: (not evicted, not in the preemptor's queue, priority, -reserved at, uid)
 SortKey = tuple[bool, bool, int, float, str]
 # get_targets' question: (workload, ClusterQueue, usage, resources needing preemption)
-_MemoKey = tuple[str, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
+_MemoKey = tuple[WorkloadKey, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
 
 
 @dataclass(slots=True)
@@ -41,7 +42,7 @@ class Target:
     cluster_queue: str
 
     @property
-    def key(self) -> str:
+    def key(self) -> WorkloadKey:
         return self.wi.key
 
 

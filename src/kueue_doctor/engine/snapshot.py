@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..api import objects as o
+from ..api.keys import WorkloadKey
 from ..api.quantity import Quantity
 from ..api.state import ClusterState
 from .config import EngineConfig
@@ -63,7 +64,7 @@ class ClusterQueueSnapshot:
         self.node = node
         self.groups = [FlavorGroup(list(g.covered_resources), [f.name for f in g.flavors])
                        for g in obj.resource_groups]
-        self.workloads: dict[str, WorkloadInfo] = {}
+        self.workloads: dict[WorkloadKey, WorkloadInfo] = {}
         self.active = True
         self.inactive_reason = ""
         self.fungibility = obj.flavor_fungibility
@@ -111,7 +112,7 @@ class Snapshot:
         self.cohorts: dict[str, QuotaNode] = {}
         self.flavors: dict[str, o.ResourceFlavor] = {}
         self.namespaces: dict[str, dict[str, str]] = {}
-        self.workload_cq: dict[str, str] = {}
+        self.workload_cq: dict[WorkloadKey, str] = {}
 
     # -- workloads -----------------------------------------------------------------
     def add_workload(self, wi: WorkloadInfo, cq_name: str | None = None, lasting: bool = False) -> None:

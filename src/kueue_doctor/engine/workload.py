@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..api import objects as o
+from ..api.keys import WorkloadKey
 from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)
@@ -106,7 +107,7 @@ class WorkloadInfo:
         self.obj = obj
         self.namespace = obj.meta.namespace
         self.name = obj.meta.name
-        self.key = f"{self.namespace}/{self.name}"
+        self.key = WorkloadKey(self.namespace, self.name)
         self.uid = obj.meta.uid
         self.priority = obj.priority if obj.priority is not None else 0
         self.creation = obj.meta.creation_timestamp or EPOCH
