@@ -5,8 +5,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ..keys import WorkloadKey
 from . import objects as o
-from .keys import WorkloadKey
 
 
 @dataclass

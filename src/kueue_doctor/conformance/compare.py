@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..api.keys import WorkloadKey
+from ..keys import WorkloadKey
 
 
 def workload_keys(texts: Iterable[str]) -> list[WorkloadKey]:

@@ -1,13 +1,13 @@
 """``run.kind: assign`` and ``totalRequests`` (flavorassigner/ASSIGN-FORMAT.md)."""
 from __future__ import annotations
 
-from ..api.keys import WorkloadKey
 from ..api.quantity import Quantity
 from ..engine.assignment import MODE_NAMES, POSSIBILITY_BY_NAME, POSSIBILITY_NAMES, Assignment, Attempt
 from ..engine.flavors import FlavorAssigner, ReplacedSlice
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
+from ..keys import WorkloadKey
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 

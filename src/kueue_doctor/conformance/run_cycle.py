@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from ..api.keys import WorkloadKey
 from ..api.quantity import Quantity
 from ..engine.model import AdmissionModel
 from ..engine.queues import ClusterQueueQueue
 from ..engine.scheduler import Entry, Scheduler
+from ..keys import WorkloadKey
 from .compare import compare_keys, workload_keys
 from .scenario import Scenario
 from .setup import engine_config, prepare_state

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ..api.keys import WorkloadKey
 from ..engine.preemption import Preemptor
 from ..engine.quota import FR
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
+from ..keys import WorkloadKey
 from .compare import compare_keys, workload_keys
 from .scenario import Scenario
 from .setup import engine_config, prepare_state

@@ -4,8 +4,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..api import objects as o
-from ..api.keys import WorkloadKey
 from ..api.state import ClusterState
+from ..keys import WorkloadKey
 from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler

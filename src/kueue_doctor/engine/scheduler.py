@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..api import objects as o
-from ..api.keys import WorkloadKey
 from ..errors import InputError
+from ..keys import WorkloadKey
 from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
 from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
 from ..kueue.logvocab import REQUEUE_GENERIC as GENERIC

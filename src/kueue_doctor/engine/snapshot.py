@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..api import objects as o
-from ..api.keys import WorkloadKey
 from ..api.quantity import Quantity
 from ..api.state import ClusterState
+from ..keys import WorkloadKey
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
 from .workload import CandKey, WorkloadInfo

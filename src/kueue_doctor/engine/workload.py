@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..api import objects as o
-from ..api.keys import WorkloadKey
+from ..keys import WorkloadKey
 from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)

@@ -12,12 +12,15 @@ the order it had when keys were strings, it sorts with ``key=str``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
-from ..errors import InputError
+from .errors import InputError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .objects import Meta
+
+class Named(Protocol):
+    """What names a namespaced object: ``api.objects.Meta``."""
+    namespace: str
+    name: str
 
 
 class WorkloadKey(NamedTuple):
@@ -36,6 +39,6 @@ class WorkloadKey(NamedTuple):
         return cls(ns, name)
 
     @classmethod
-    def of(cls, meta: Meta) -> WorkloadKey:
+    def of(cls, meta: Named) -> WorkloadKey:
         """The key of the object ``meta`` describes."""
         return cls(meta.namespace, meta.name)

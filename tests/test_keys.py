@@ -7,9 +7,9 @@ import pickle
 import pytest
 
 from kueue_doctor.api import build
-from kueue_doctor.api.keys import WorkloadKey
 from kueue_doctor.api.state import ClusterState
 from kueue_doctor.errors import InputError
+from kueue_doctor.keys import WorkloadKey
 
 
 def test_text_form_round_trips():
