@@ -69,7 +69,7 @@ def violation_json(v: Violation) -> dict[str, Any]:
                                                "reserved": format_amount(fr[1], x.reserved),
                                                "pendingThatFits": format_amount(fr[1], x.pending_that_fits)}
                           for fr, x in v.resources.items()},
-            "pendingWorkloads": v.pending_workloads, "since": rfc3339(v.since)}
+            "pendingWorkloads": [str(k) for k in v.pending_workloads], "since": rfc3339(v.since)}
 
 
 def scan_logs(snap: Snapshot) -> Any:

@@ -9,6 +9,7 @@ from kueue_doctor.doctor.steps.health import step6
 from kueue_doctor.doctor.steps.logs import step5
 from kueue_doctor.doctor.steps.rates import step3
 from kueue_doctor.doctor.steps.release import step4
+from kueue_doctor.keys import WorkloadKey
 
 from ..cluster import cluster_queue, condition, facts_of, flavor, local_queue, node, pod, workload
 
@@ -79,7 +80,7 @@ def test_step4_finds_a_gated_workload(tmp_path):
     found = violations(f)
     s, causes = step4(f, found)
     assert s.status is StepStatus.FAIL and causes[0].id is CauseId.NOT_RELEASED
-    assert found and found[0].not_running == ["ns/w"]
+    assert found and found[0].not_running == [WorkloadKey("ns", "w")]
 
 
 def test_step4_skipped_without_admitted_work_and_unknown_without_pods(tmp_path):
