@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..api.quantity import Quantity
+from ..keys import WorkloadKey
 from .scenario import NodeSpec
 
 PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone"
@@ -16,7 +17,7 @@ PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone
 
 @dataclass
 class SimPod:
-    workload: str
+    workload: WorkloadKey
     index: int
     requests: dict[str, int]
     node: SimNode | None = None
@@ -27,7 +28,7 @@ class SimPod:
 
     @property
     def name(self) -> str:
-        return f"{self.workload.split('/', 1)[1]}-{self.index}"
+        return f"{self.workload.name}-{self.index}"
 
 
 @dataclass
