@@ -9,6 +9,10 @@ a list (and cannot be a mapping key at all).
 Keys compare and sort as tuples, namespace first. That is not the order of their text
 (``"team-a/x" < "team/x"`` but ``("team", "x") < ("team-a", "x")``): where an output keeps
 the order it had when keys were strings, it sorts with ``key=str``.
+
+A key is a tuple subclass, which the cyclic collector tracks for as long as it lives (unlike a
+string, or an exact tuple of strings): pass the one a workload already has (``ClusterState``'s,
+``WorkloadInfo.key``) rather than building another.
 """
 from __future__ import annotations
 
