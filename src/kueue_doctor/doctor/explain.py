@@ -14,7 +14,7 @@ from ..engine.preemption import Preemptor
 from ..errors import InputError
 from ..guarantee import Fit
 from ..keys import WorkloadKey
-from ..sources.snapshot import Snapshot
+from ..sources.snapshot import GatheredSnapshot
 from .diagnose import rfc3339, scan_logs
 from .facts import Facts, WorkloadState
 from .gather import build_facts
@@ -56,7 +56,7 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
     return rows
 
 
-def explain(snap: Snapshot, workload: str, min_wait: timedelta = timedelta(minutes=5)) -> dict[str, Any]:
+def explain(snap: GatheredSnapshot, workload: str, min_wait: timedelta = timedelta(minutes=5)) -> dict[str, Any]:
     """``workload`` as the user wrote it: ``NAMESPACE/NAME``."""
     key = WorkloadKey.parse(workload)
     facts = build_facts(snap, min_wait, None, scan_logs(snap))

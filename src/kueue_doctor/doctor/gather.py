@@ -22,7 +22,7 @@ from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
 from ..kueue.eviction import preemptor_queue
 from ..kueue.releases import release_for
 from ..kueue.version import parse_version
-from ..sources.snapshot import Snapshot, latest_timestamp, utc
+from ..sources.snapshot import GatheredSnapshot, latest_timestamp, utc
 from .capacity import capacity_facts
 from .facts import (
     CohortFacts,
@@ -161,7 +161,7 @@ def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
     return version, release, gates
 
 
-def snapshot_time(snap: Snapshot, logs: Any) -> datetime:
+def snapshot_time(snap: GatheredSnapshot, logs: Any) -> datetime:
     if snap.taken_at is not None:
         return snap.taken_at
     if logs is not None and getattr(logs, "last", None):
@@ -172,7 +172,7 @@ def snapshot_time(snap: Snapshot, logs: Any) -> datetime:
     return datetime.now().astimezone()   # nothing in the folder says when: the reader's clock
 
 
-def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
     state = snap.state
     version, release, gates = release_of(state)
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)

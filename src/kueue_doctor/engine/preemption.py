@@ -17,7 +17,7 @@ from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWIN
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode
-from .snapshot import ClusterQueueSnapshot, Snapshot
+from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .workload import CandKey, WorkloadInfo
 
 # classical candidate variants
@@ -68,7 +68,7 @@ def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> Sor
 
 
 class Preemptor:
-    def __init__(self, snapshot: Snapshot, config: EngineConfig, now: datetime):
+    def __init__(self, snapshot: QuotaSnapshot, config: EngineConfig, now: datetime):
         self.snapshot = snapshot
         self.config = config
         self.now = now

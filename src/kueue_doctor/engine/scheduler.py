@@ -3,7 +3,7 @@
 Upstream: pkg/scheduler/scheduler.go (schedule, nominate, getAssignments,
 processEntry, requeueAndUpdate), fair_sharing_iterator.go, flavorassigner/podset_reducer.go.
 Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives in a
-``Snapshot`` that persists across cycles; each cycle's temporary changes are undone.
+``QuotaSnapshot`` that persists across cycles; each cycle's temporary changes are undone.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target
 from .queues import QueueManager
 from .quota import FR, QuotaNode
-from .snapshot import ClusterQueueSnapshot, Snapshot
+from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .workload import WorkloadInfo
 
 
@@ -99,7 +99,7 @@ class CycleResult:
 class Scheduler:
     """Drives cycles over a persistent cache (``snapshot``) and queue manager."""
 
-    def __init__(self, snapshot: Snapshot, queues: QueueManager, config: EngineConfig,
+    def __init__(self, snapshot: QuotaSnapshot, queues: QueueManager, config: EngineConfig,
                  limit_ranges: dict[str, list[o.LimitRange]] | None = None):
         self.snap = snapshot
         self.queues = queues

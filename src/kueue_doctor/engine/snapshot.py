@@ -105,7 +105,11 @@ def _cand_key(wi: WorkloadInfo) -> CandKey:
     return wi.cand_key
 
 
-class Snapshot:
+class QuotaSnapshot:
+    """Kueue's cache snapshot (upstream ``cache/scheduler.Snapshot``): the active ClusterQueues in
+    their cohort trees with their quota and usage, the inactive ones apart, and the admitted
+    workloads of each."""
+
     def __init__(self) -> None:
         self.cluster_queues: dict[str, ClusterQueueSnapshot] = {}
         self.inactive: dict[str, ClusterQueueSnapshot] = {}
@@ -146,12 +150,12 @@ class Snapshot:
 
 
 def build_snapshot(state: ClusterState, config: EngineConfig,
-                   workloads: list[WorkloadInfo] | None = None) -> Snapshot:
+                   workloads: list[WorkloadInfo] | None = None) -> QuotaSnapshot:
     """A snapshot of the cluster: active CQs in their cohort trees, with admitted usage.
 
     ``workloads`` defaults to every workload of ``state`` that holds a quota reservation.
     """
-    snap = Snapshot()
+    snap = QuotaSnapshot()
     snap.flavors = dict(state.resource_flavors)
     snap.namespaces = {n: ns.meta.labels for n, ns in state.namespaces.items()}
 

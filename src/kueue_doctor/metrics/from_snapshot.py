@@ -1,4 +1,4 @@
-"""A ``View`` from a gathered or live Snapshot: the doctor's facts and causes, as numbers."""
+"""A ``View`` from a ``GatheredSnapshot`` (a folder or a live cluster): the doctor's facts and causes, as numbers."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -9,11 +9,11 @@ from ..frag.from_state import node_shapes, pod_shape
 from ..frag.shapes import PodShape
 from ..frag.slots import count_slots
 from ..guarantee import DEFAULT_MIN_WAIT
-from ..sources.snapshot import Snapshot
+from ..sources.snapshot import GatheredSnapshot
 from .view import MAX_SHAPES, View, covering_flavors, guarantee_rows, pending_rows, shape_label, tree_rows
 
 
-def view_from_snapshot(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
+def view_from_snapshot(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
     diag = diagnose(snap, min_wait)
     facts = diag.facts
     view = View(now=facts.now, causes={str(c.id) for c in diag.causes})

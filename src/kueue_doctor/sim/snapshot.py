@@ -52,7 +52,10 @@ def _list(items: list) -> dict:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
-class Snapshot:
+class SnapshotWriter:
+    """Writes a simulation as it stands at ``sim.now`` as the objects, events and controller log
+    a gathering of the cluster would have read (``write_snapshot`` puts them in a folder)."""
+
     def __init__(self, sim, window: float = WINDOW):
         self.sim = sim
         self.at = sim.now
@@ -549,13 +552,13 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
     if out.exists() and any(out.iterdir()) and not force:
         raise InputError("directory is not empty (use --force to overwrite)", file=str(out))
     out.mkdir(parents=True, exist_ok=True)
-    snap = Snapshot(sim, window)
+    writer = SnapshotWriter(sim, window)
     contents = {
-        layout.KUEUE_OBJECTS: _dump(_list(snap.kueue_objects())),
-        layout.NODES: _dump(_list(snap.nodes())),
-        layout.PODS: _dump(_list(snap.pods())),
-        layout.EVENTS: _dump(_list(snap.events())),
-        layout.DEPLOYMENT: _dump(_list(snap.deployment())),
+        layout.KUEUE_OBJECTS: _dump(_list(writer.kueue_objects())),
+        layout.NODES: _dump(_list(writer.nodes())),
+        layout.PODS: _dump(_list(writer.pods())),
+        layout.EVENTS: _dump(_list(writer.events())),
+        layout.DEPLOYMENT: _dump(_list(writer.deployment())),
         layout.CONTROLLER_LOG: "".join(line + "\n" for line in controller_log(sim, sim.now, window)),
     }
     written = []
