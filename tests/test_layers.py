@@ -4,8 +4,8 @@ Every module's imports are read with ``ast`` (imports inside functions too, rela
 resolved), so this holds without importing anything. Layers, lowest first (DESIGN.md,
 "Architecture: data flows one way"):
 
-  L0  errors, heap, duration,   leaf utilities; facts about Kueue: releases, wire vocabulary
-      kueue
+  L0  errors, heap, duration,   leaf utilities (keys: WorkloadKey, the name of a workload);
+      keys, kueue               facts about Kueue: releases, wire vocabulary
   L1  api                       object model, parsing
   L2  engine, sources, logs     pure admission semantics; folder/live/collect; the log scanner
   L3  guarantee, frag           the one guarantee; fragmentation measure and placement
@@ -40,7 +40,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "kueue_doctor"
 
 LAYERS: dict[str, int] = {
-    "errors": 0, "heap": 0, "duration": 0, "kueue": 0,
+    "errors": 0, "heap": 0, "duration": 0, "keys": 0, "kueue": 0,
     "api": 1,
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,

@@ -7,6 +7,7 @@ import pytest
 from kueue_doctor.api import build
 from kueue_doctor.api.load import load_paths
 from kueue_doctor.doctor.gather import index_pods
+from kueue_doctor.keys import WorkloadKey
 from kueue_doctor.kueue import constants as kc
 from kueue_doctor.sim.incidents import incident_path
 from kueue_doctor.sim.scenario import load_scenario
@@ -27,9 +28,8 @@ def test_every_simulated_pod_is_found_by_the_doctors_pod_index(zombie):
     indexed = {id(p) for ps in pods.values() for p in ps}
     assert zombie.pods and all(id(p) in indexed for p in zombie.pods.values())
     for key, ps in pods.items():
-        ns, _, name = key.partition("/")
-        assert (ns, name) in zombie.workloads
-        assert all(p.meta.annotations[kc.WORKLOAD_ANNOTATION] == name for p in ps)
+        assert key in zombie.workloads
+        assert all(p.meta.annotations[kc.WORKLOAD_ANNOTATION] == key.name for p in ps)
 
 
 def test_job_pods_carry_the_uid_their_workload_records(zombie):
@@ -37,7 +37,7 @@ def test_job_pods_carry_the_uid_their_workload_records(zombie):
         if kc.POD_GROUP_NAME_LABEL in p.meta.labels:
             assert p.meta.labels[kc.MANAGED_LABEL] == "true" and kc.QUEUE_NAME_LABEL in p.meta.labels
             continue
-        w = zombie.workloads[(p.meta.namespace, p.meta.annotations[kc.WORKLOAD_ANNOTATION])]
+        w = zombie.workloads[WorkloadKey(p.meta.namespace, p.meta.annotations[kc.WORKLOAD_ANNOTATION])]
         for label in kc.JOB_CONTROLLER_UID_LABELS:
             assert p.meta.labels[label] == w.meta.labels[kc.JOB_UID_LABEL]
 
@@ -46,7 +46,7 @@ def test_gated_pods_belong_to_workloads_without_quota(zombie):
     gated = [p for p in zombie.pods.values() if kc.ADMISSION_GATE in p.spec.scheduling_gates]
     assert gated
     for p in gated:
-        w = zombie.workloads[(p.meta.namespace, p.meta.annotations[kc.WORKLOAD_ANNOTATION])]
+        w = zombie.workloads[WorkloadKey(p.meta.namespace, p.meta.annotations[kc.WORKLOAD_ANNOTATION])]
         assert not w.is_true(kc.QUOTA_RESERVED)
 
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from kueue_doctor.keys import WorkloadKey
 from kueue_doctor.kueue import logvocab as lv
 from kueue_doctor.logs import scan, scanner
 from kueue_doctor.logs.reader import decode_json
@@ -58,7 +59,7 @@ def test_the_fast_path_reads_the_writers_frequent_lines_as_json_does(log):
         assert e is not None, text
         seen.add(rec[lv.MSG])
         obj = decode_json(raw)
-        ref = lambda r: f"{r[lv.KEY_NAMESPACE]}/{r[lv.KEY_NAME]}"  # noqa: E731
+        ref = lambda r: WorkloadKey(r[lv.KEY_NAMESPACE], r[lv.KEY_NAME])  # noqa: E731
         if kind == scanner._ONGOING:
             assert e[2:4] == (ref(obj[lv.KEY_TARGET_WORKLOAD]), ref(obj[lv.KEY_PREEMPTING_WORKLOAD]))
             continue

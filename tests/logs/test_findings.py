@@ -1,7 +1,9 @@
 """Each finding fires on its signature and stays quiet on the near-miss."""
 from __future__ import annotations
 
+from kueue_doctor.keys import WorkloadKey
 from kueue_doctor.logs import scan
+from kueue_doctor.logs.signatures import workload_key
 
 from .excerpts import admitted, evaluated, line, ongoing, preempted, requeued, wl, zombie_cycles
 
@@ -15,7 +17,7 @@ def test_zombie_shared_by_two_queues_is_a_stuck_target():
     f = report.finding("stuck-preemption-target")
     assert f is not None
     assert f.cluster_queues == ["team-a", "team-b"]
-    assert "team-c/zombie" in f.workloads
+    assert WorkloadKey("team-c", "zombie") in f.workloads
     assert f.detail["targets"]["team-c/zombie"]["cycles"] == 12
     assert f.detail["skippedHeads"] == 12
     assert report.per_cluster_queue["team-a"]["skippedOverlappingTargets"] == 6
@@ -117,8 +119,18 @@ def test_head_retried_for_minutes_with_the_same_reason_is_head_of_line_blocking(
         lines.append(requeued(i * 15, i, head, "perception", "NoFit"))
     report = scan(lines)
     f = report.finding("head-of-line-blocking")
-    assert f is not None and f.workloads == ["perception/big"]
+    assert f is not None and f.workloads == [WorkloadKey("perception", "big")]
+    assert f.to_json()["workloads"] == ["perception/big"]
     heads = report.per_cluster_queue["perception"]["retriedHeads"]
     assert heads[0]["attempts"] == 25 and heads[0]["reason"].startswith("couldn't assign")
     # The same head admitted before five minutes pass is just a busy queue.
     assert "head-of-line-blocking" not in ids(scan([*lines[:20], admitted(400, 99, head, "perception")]))
+
+
+def test_workload_references_are_read_as_keys():
+    """A klog reference or an "ns/name" string names a workload; anything without a namespace
+    names none (Kueue always logs a Workload's namespace)."""
+    assert workload_key(wl("team-a", "w")) == WorkloadKey("team-a", "w")
+    assert workload_key("team-a/w") == WorkloadKey("team-a", "w")
+    assert workload_key({"name": "w"}) is None
+    assert workload_key("w") is None and workload_key(None) is None and workload_key("") is None

@@ -27,6 +27,7 @@ CASES = {
     "bad-duration": ("kind: Simulation\nduration: 5 minutes\n", "duration"),
     "bad-scheduler-duration": ("kind: Simulation\nscheduler: {releaseLatency: soon}\n", "scheduler.releaseLatency"),
     "unknown-fault": (CLUSTER + "faults:\n- {kind: meteor, at: 1m, node: n}\n", "faults[0].kind"),
+    "zombie-not-a-workload-key": (CLUSTER + "faults:\n- {kind: zombie, at: 1m, workload: w}\n", "faults[0].workload"),
     "missing-trace-file": ("kind: Simulation\ntraces:\n- {kind: philly, path: no/such/dir}\n", "traces[0].path"),
     "unknown-trace-kind": ("kind: Simulation\ntraces:\n- {kind: helios, path: .}\n", "traces[0].kind"),
 }

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -9,14 +10,18 @@ import yaml
 from click.testing import CliRunner
 
 from kueue_doctor.api import load_paths
+from kueue_doctor.doctor.gather import build_facts
 from kueue_doctor.errors import InputError
+from kueue_doctor.keys import WorkloadKey
 from kueue_doctor.kueue.layout import MANIFEST, SIMULATED_FILES
 from kueue_doctor.logs import scan
 from kueue_doctor.logs.timeparse import parse_ts
 from kueue_doctor.sim.incidents import INCIDENTS, incident_path
 from kueue_doctor.sim.scenario import load_scenario
-from kueue_doctor.sim.simulator import Simulator
+from kueue_doctor.sim.simulator import EVICTED, Simulator
 from kueue_doctor.sim.snapshot import write_snapshot
+from kueue_doctor.sim.zaplog import workload_name
+from kueue_doctor.sources.snapshot import load_folder
 
 # A time inside each failure window (scenario comments): victims already preempted, heads waiting.
 AT = {"slow-preemption-release": 2400.0, "zombie-pod": 5400.0, "drs-rounding": 4200.0}
@@ -217,3 +222,21 @@ def test_simulate_command_writes_the_snapshot_and_still_summarises(tmp_path):
                                     "--snapshot-dir", str(out)])
     assert res.exit_code != 0
     assert "not empty" in res.output
+
+
+def test_workload_keys_survive_the_round_trip(snapshots):
+    """The simulator's keys, the folder's Workloads, the doctor's facts and the log scanner's
+    findings name the same workloads: a key written or read as the wrong text would miss."""
+    sim, d = snapshots[("zombie-pod", False)]
+    written = {WorkloadKey(sw.spec.namespace, workload_name(sw)): sw for sw in sim.workloads.values()}
+    state = load_paths([d])
+    assert set(state.workloads) == set(written)
+    assert all(type(k) is WorkloadKey for k in state.workloads)
+    (zombie,) = [f for f in sim.scn.faults if f.kind == "zombie"]
+    assert zombie.workload in sim.workloads
+    facts = build_facts(load_folder(str(d)), timedelta(minutes=5))
+    assert set(facts.workloads) == set(written)
+    assert {v.key for v in facts.victims} == {k for k, sw in written.items() if sw.state == EVICTED}
+    stuck = scan([str(p) for p in d.glob("*.log")]).finding("stuck-preemption-target")
+    assert stuck is not None and stuck.workloads
+    assert set(stuck.workloads) <= set(facts.workloads)

@@ -5,6 +5,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ..keys import WorkloadKey
 from . import objects as o
 
 
@@ -14,7 +15,7 @@ class ClusterState:
     cluster_queues: dict[str, o.ClusterQueue] = field(default_factory=dict)
     cohorts: dict[str, o.Cohort] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], o.LocalQueue] = field(default_factory=dict)
-    workloads: dict[tuple[str, str], o.Workload] = field(default_factory=dict)
+    workloads: dict[WorkloadKey, o.Workload] = field(default_factory=dict)
     priority_classes: dict[str, o.WorkloadPriorityClass] = field(default_factory=dict)
     namespaces: dict[str, o.Namespace] = field(default_factory=dict)
     limit_ranges: dict[tuple[str, str], o.LimitRange] = field(default_factory=dict)
@@ -40,6 +41,8 @@ class ClusterState:
         kind = obj.kind
         if kind in self._BY_NAME:
             getattr(self, self._BY_NAME[kind])[obj.meta.name] = obj
+        elif kind == "Workload":
+            self.workloads[WorkloadKey.of(obj.meta)] = obj
         elif kind in self._BY_KEY:
             getattr(self, self._BY_KEY[kind])[(obj.meta.namespace, obj.meta.name)] = obj
         elif kind == "Event":

@@ -1,6 +1,15 @@
 """Differences between what a scenario expects and what the engine did, as readable lines."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ..keys import WorkloadKey
+
+
+def workload_keys(texts: Iterable[str]) -> list[WorkloadKey]:
+    """The case file's ``"ns/name"`` workload names, as keys (a malformed one fails the case)."""
+    return [WorkloadKey.parse(str(t)) for t in texts]
+
 
 def compare_maps(label: str, want: dict, got: dict, exact: bool = True) -> list[str]:
     diffs = []
@@ -16,11 +25,12 @@ def compare_maps(label: str, want: dict, got: dict, exact: bool = True) -> list[
     return diffs
 
 
-def compare_sets(label: str, want, got) -> list[str]:
+def compare_keys(label: str, want: Iterable[WorkloadKey], got: Iterable[WorkloadKey]) -> list[str]:
+    """Workloads expected and found, each difference listed as the case file names them."""
     want, got = set(want), set(got)
     diffs = []
     if want - got:
-        diffs.append(f"{label}: expected but missing {sorted(want - got)}")
+        diffs.append(f"{label}: expected but missing {sorted(str(k) for k in want - got)}")
     if got - want:
-        diffs.append(f"{label}: not expected {sorted(got - want)}")
+        diffs.append(f"{label}: not expected {sorted(str(k) for k in got - want)}")
     return diffs

@@ -7,6 +7,7 @@ from ..engine.flavors import FlavorAssigner, ReplacedSlice
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
+from ..keys import WorkloadKey
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
@@ -16,8 +17,7 @@ def _amounts(raw: dict | None) -> dict[str, int]:
 
 
 def _workload(scn: Scenario, cfg) -> WorkloadInfo:
-    ns, _, name = str(scn.run.get("workload", "")).partition("/")
-    wl = scn.state.workloads.get((ns, name))
+    wl = scn.state.workloads.get(WorkloadKey.parse(str(scn.run.get("workload", ""))))
     if wl is None:
         raise InputError("names no Workload in objects", field="run.workload")
     return WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)

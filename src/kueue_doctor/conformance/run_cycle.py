@@ -1,12 +1,15 @@
 """``run.kind: cycle``: run Kueue's scheduling cycle and compare admissions, preemptions and queues."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from ..api.quantity import Quantity
 from ..engine.model import AdmissionModel
-from ..engine.scheduler import Scheduler
-from .compare import compare_sets
+from ..engine.queues import ClusterQueueQueue
+from ..engine.scheduler import Entry, Scheduler
+from ..keys import WorkloadKey
+from .compare import compare_keys, workload_keys
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
@@ -19,7 +22,8 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     sched = build(scn, cfg)
     now = scn.now or datetime.now(UTC)
-    admitted, preempted = {}, {}
+    admitted: dict[WorkloadKey, Entry] = {}
+    preempted: dict[WorkloadKey, str] = {}
     for _ in range(int(scn.run.get("count", 1))):
         res = sched.schedule(now)
         for e in res.admitted:
@@ -30,9 +34,9 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     diffs = []
     if "admitted" in exp:
         want = exp["admitted"] or {}
-        diffs += compare_sets("admitted", want, admitted)
+        diffs += compare_keys("admitted", workload_keys(want), admitted)
         for key, w in want.items():
-            entry = admitted.get(key)
+            entry = admitted.get(WorkloadKey.parse(str(key)))
             if entry is None or entry.assignment is None:
                 continue
             if w.get("clusterQueue") != entry.cq_name:
@@ -54,16 +58,17 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
                 diffs.append(f"admitted[{key}].podSetAssignments: expected {want_psa}, got {got_psa}")
     if "preempted" in exp:
         want = exp["preempted"] or []
-        diffs += compare_sets("preempted", [w["workload"] for w in want], preempted)
+        diffs += compare_keys("preempted", workload_keys(w["workload"] for w in want), preempted)
         for w in want:
-            if w.get("reason") and w["workload"] in preempted and preempted[w["workload"]] != w["reason"]:
-                diffs.append(f"preempted[{w['workload']}].reason: "
-                             f"expected {w['reason']}, got {preempted[w['workload']]}")
-    for key, getter in (("pending", lambda q: [w.key for w in q.active()]),
-                        ("inadmissible", lambda q: list(q.inadmissible))):
+            got_reason = preempted.get(WorkloadKey.parse(str(w["workload"])))
+            if w.get("reason") and got_reason is not None and got_reason != w["reason"]:
+                diffs.append(f"preempted[{w['workload']}].reason: expected {w['reason']}, got {got_reason}")
+    getters: tuple[tuple[str, Callable[[ClusterQueueQueue], list[WorkloadKey]]], ...] = (
+        ("pending", lambda q: [w.key for w in q.active()]), ("inadmissible", lambda q: list(q.inadmissible)))
+    for key, getter in getters:
         for cq, want in (exp.get(key) or {}).items():
             q = sched.queues.queues.get(cq)
             got = getter(q) if q is not None else []
-            if sorted(want or []) != sorted(got):
-                diffs.append(f"{key}[{cq}]: expected {sorted(want or [])}, got {sorted(got)}")
+            if sorted(workload_keys(want or [])) != sorted(got):
+                diffs.append(f"{key}[{cq}]: expected {sorted(want or [])}, got {sorted(str(k) for k in got)}")
     return diffs

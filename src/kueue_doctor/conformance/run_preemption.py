@@ -8,7 +8,8 @@ from ..engine.quota import FR
 from ..engine.snapshot import build_snapshot
 from ..engine.workload import WorkloadInfo
 from ..errors import InputError
-from .compare import compare_sets
+from ..keys import WorkloadKey
+from .compare import compare_keys, workload_keys
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
@@ -16,8 +17,7 @@ from .setup import engine_config, prepare_state
 def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cfg = engine_config(scn, gates)
     snap = build_snapshot(prepare_state(scn), cfg)
-    ns, _, name = str(scn.run.get("workload", "")).partition("/")
-    wl = scn.state.workloads.get((ns, name))
+    wl = scn.state.workloads.get(WorkloadKey.parse(str(scn.run.get("workload", ""))))
     cq = snap.cluster_queues.get(str(scn.run.get("clusterQueue") or ""))
     if wl is None or cq is None:
         raise InputError("run.workload or run.clusterQueue names no object in objects")
@@ -44,8 +44,9 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     want = scn.expect.get("preempted")
     if want is not None:
         got = {t.key: t.reason for t in targets}
-        diffs += compare_sets("preempted", [w["workload"] for w in want], got)
+        diffs += compare_keys("preempted", workload_keys(w["workload"] for w in want), got)
         for w in want:
-            if w.get("reason") and w["workload"] in got and got[w["workload"]] != w["reason"]:
-                diffs.append(f"preempted[{w['workload']}].reason: expected {w['reason']}, got {got[w['workload']]}")
+            got_reason = got.get(WorkloadKey.parse(str(w["workload"])))
+            if w.get("reason") and got_reason is not None and got_reason != w["reason"]:
+                diffs.append(f"preempted[{w['workload']}].reason: expected {w['reason']}, got {got_reason}")
     return diffs

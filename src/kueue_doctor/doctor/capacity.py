@@ -69,7 +69,7 @@ from ..api.state import ClusterState
 from ..engine.config import EngineConfig
 from ..engine.eligibility import tolerates
 from ..engine.quota import FR
-from ..engine.snapshot import Snapshot, build_snapshot, inactive_reason, quotas_of
+from ..engine.snapshot import QuotaSnapshot, build_snapshot, inactive_reason, quotas_of
 from .findings import Cause, CauseId, Confidence
 
 CAUSE_ID = CauseId.QUOTA_MISCONFIGURATION
@@ -207,7 +207,7 @@ class CapacityReport:
 
 # -- the fact builder -------------------------------------------------------------------------
 
-def capacity_facts(state: ClusterState, snapshot: Snapshot | None = None) -> CapacityReport:
+def capacity_facts(state: ClusterState, snapshot: QuotaSnapshot | None = None) -> CapacityReport:
     """Nominal quota against node capacity, per (flavor, resource) that has any nominal quota.
 
     ``snapshot`` (the doctor's ``ctx.model.snapshot``) supplies the quota Kueue has reserved;
@@ -262,7 +262,7 @@ def _cohort_root(name: str, cohorts: dict[str, o.Cohort]) -> tuple[str, bool]:
         n = parent
 
 
-def _quota_shares(state: ClusterState, snapshot: Snapshot) -> dict[FR, list[QuotaShare]]:
+def _quota_shares(state: ClusterState, snapshot: QuotaSnapshot) -> dict[FR, list[QuotaShare]]:
     out: dict[FR, list[QuotaShare]] = {}
     for name in sorted(state.cluster_queues):
         cq = state.cluster_queues[name]

@@ -8,7 +8,7 @@ from typing import Any
 from ..api.quantity import format_amount
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..kueue.bugs import release_notes
-from ..sources.snapshot import Snapshot
+from ..sources.snapshot import GatheredSnapshot
 from .capacity import quota_misconfiguration_causes
 from .causes.drs import drs_causes
 from .causes.logs import log_causes
@@ -69,17 +69,17 @@ def violation_json(v: Violation) -> dict[str, Any]:
                                                "reserved": format_amount(fr[1], x.reserved),
                                                "pendingThatFits": format_amount(fr[1], x.pending_that_fits)}
                           for fr, x in v.resources.items()},
-            "pendingWorkloads": v.pending_workloads, "since": rfc3339(v.since)}
+            "pendingWorkloads": [str(k) for k in v.pending_workloads], "since": rfc3339(v.since)}
 
 
-def scan_logs(snap: Snapshot) -> Any:
+def scan_logs(snap: GatheredSnapshot) -> Any:
     if not snap.log_files:
         return None
     from ..logs import scan
     return scan(snap.log_files)
 
 
-def diagnose(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: datetime | None = None) -> Diagnosis:
+def diagnose(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: datetime | None = None) -> Diagnosis:
     facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return diagnose_facts(facts)
 

@@ -13,7 +13,8 @@ from ..engine.assignment import MODE_NAMES, NO_FIT
 from ..engine.preemption import Preemptor
 from ..errors import InputError
 from ..guarantee import Fit
-from ..sources.snapshot import Snapshot
+from ..keys import WorkloadKey
+from ..sources.snapshot import GatheredSnapshot
 from .diagnose import rfc3339, scan_logs
 from .facts import Facts, WorkloadState
 from .gather import build_facts
@@ -56,24 +57,23 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
     return rows
 
 
-def explain(snap: Snapshot, key: str, min_wait: timedelta = timedelta(minutes=5),
+def explain(snap: GatheredSnapshot, workload: str, min_wait: timedelta = timedelta(minutes=5),
             now: datetime | None = None) -> dict[str, Any]:
-    ns, sep, name = key.partition("/")
-    if not sep or not ns or not name:
-        raise InputError(f"{key!r}: expected NAMESPACE/NAME of a Workload")
+    """``workload`` as the user wrote it: ``NAMESPACE/NAME``."""
+    key = WorkloadKey.parse(workload)
     facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return explain_facts(facts, key)
 
 
-def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
+def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
     state = facts.state
-    ns, _, name = key.partition("/")
+    ns, name = key
     wf = facts.workloads.get(key)
     if wf is None:
         raise InputError(f"no Workload {key} in the snapshot ({len(state.workloads)} workloads read)")
-    w = state.workloads[(ns, name)]
+    w = state.workloads[key]
     wi = facts.model.infos[key]
-    out: dict[str, Any] = {"workload": key, "chain": [], "snapshotTime": rfc3339(facts.now),
+    out: dict[str, Any] = {"workload": str(key), "chain": [], "snapshotTime": rfc3339(facts.now),
                            "kueueVersion": facts.version}
     chain = out["chain"]
 
@@ -113,7 +113,7 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
         if wf.position is not None:
             head = q.pending[0]
             say("position", f"position {wf.position} of {len(q.pending)} pending in {cq_name} ({cq.strategy}); "
-                            f"head is {head}", position=wf.position, pending=len(q.pending), head=head)
+                            f"head is {head}", position=wf.position, pending=len(q.pending), head=str(head))
             if wf.position > 1 and cq.strategy == "StrictFIFO":
                 say("position", "StrictFIFO: Kueue only considers the head; this workload waits until every "
                                 "workload ahead of it is admitted")
@@ -147,7 +147,7 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
                                     f"attempt; trust the condition", kueueSays=qr.message)
             victims = {v.key: v for v in facts.victims}
             if targets:
-                def state_of(k: str) -> str:
+                def state_of(k: WorkloadKey) -> str:
                     v = victims.get(k)
                     if v is None:
                         return ""
@@ -156,7 +156,7 @@ def explain_facts(facts: Facts, key: str) -> dict[str, Any]:
                     return f"; already evicted {minutes(v.held)} ago, still terminating"
                 say("preemption", f"preemption could make room by evicting {len(targets)} workload(s): "
                     + ", ".join(f"{t.key} ({t.reason}, in {t.cluster_queue}{state_of(t.key)})" for t in targets),
-                    targets=[{"workload": t.key, "reason": t.reason, "clusterQueue": t.cluster_queue,
+                    targets=[{"workload": str(t.key), "reason": t.reason, "clusterQueue": t.cluster_queue,
                               "alreadyEvicted": t.key in victims} for t in targets])
             elif a.representative_mode() != NO_FIT and mode != "Fit":
                 p = cq.preemption
@@ -219,12 +219,12 @@ def admitted_flavor(w: Any, pod_set: str) -> str | None:
     return None
 
 
-def log_lines(files: tuple[str, ...], key: str, limit: int = 200) -> list[str]:
+def log_lines(files: tuple[str, ...], key: WorkloadKey, limit: int = 200) -> list[str]:
     """Controller log lines that name the workload (streamed; only the last ``limit`` kept)."""
-    ns, _, name = key.partition("/")
+    ns, name = key
     # klog references ({"name","namespace"}), reconcile keys, and "ns/name" strings; a bare name
     # would also match namesakes in other namespaces
-    needles = (key.encode(), f'"name":"{name}","namespace":"{ns}"'.encode(),
+    needles = (str(key).encode(), f'"name":"{name}","namespace":"{ns}"'.encode(),
                f'"namespace":"{ns}","name":"{name}"'.encode())
     kept: collections.deque[str] = collections.deque(maxlen=limit)
     for path in files:

@@ -13,6 +13,7 @@ from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.quota import FR
 from ..guarantee import QueueGuarantee
+from ..keys import WorkloadKey
 from ..kueue.releases import KueueRelease
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,7 +63,7 @@ class TimeSource(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class WorkloadFacts:
-    key: str
+    key: WorkloadKey
     state: WorkloadState
     cluster_queue: str                  # admitted to, or routed to by its LocalQueue ("" if none)
     local_queue: str
@@ -78,7 +79,7 @@ class WorkloadFacts:
 @dataclass(frozen=True, slots=True)
 class VictimFacts:
     """An evicted workload that still holds its quota."""
-    key: str
+    key: WorkloadKey
     cluster_queue: str
     evicted_at: datetime
     held: timedelta
@@ -91,7 +92,7 @@ class VictimFacts:
 
 @dataclass(frozen=True, slots=True)
 class PreemptionTarget:
-    key: str
+    key: WorkloadKey
     reason: str
     cluster_queue: str
 
@@ -99,7 +100,7 @@ class PreemptionTarget:
 @dataclass(frozen=True, slots=True)
 class HeadFacts:
     """What the engine's flavor assigner says of a queue's head right now."""
-    key: str
+    key: WorkloadKey
     mode: str                           # Fit / Preempt / NoFit
     message: str
     targets: tuple[PreemptionTarget, ...]
@@ -107,7 +108,7 @@ class HeadFacts:
 
 @dataclass(frozen=True, slots=True)
 class NotReleased:
-    key: str
+    key: WorkloadKey
     reason: str
     held: timedelta                     # since admission
 
@@ -121,8 +122,8 @@ class QueueFacts:
     inactive_reason: str                # "" when active
     active_condition: o.Condition | None
     guarantee: QueueGuarantee
-    pending: tuple[str, ...]            # keys, in the engine's queue order
-    not_running: dict[str, NotRunningReason] = field(default_factory=dict)   # admitted key -> why not running
+    pending: tuple[WorkloadKey, ...]    # in the engine's queue order
+    not_running: dict[WorkloadKey, NotRunningReason] = field(default_factory=dict)   # admitted -> why not running
     not_released: tuple[NotReleased, ...] = ()
     head: HeadFacts | None = None    # computed for queues in violation
     admissions_last_hour: int = 0
@@ -192,7 +193,7 @@ class Facts:
     config: EngineConfig
     model: AdmissionModel
     read: ReadCounts
-    workloads: dict[str, WorkloadFacts]
+    workloads: dict[WorkloadKey, WorkloadFacts]
     queues: dict[str, QueueFacts]
     cohorts: dict[str, CohortFacts]
     victims: tuple[VictimFacts, ...]

@@ -7,6 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from ..engine.quota import FR
+from ..keys import WorkloadKey
 
 
 class StepStatus(StrEnum):
@@ -65,7 +66,7 @@ class Cause:
     id: CauseId
     confidence: Confidence
     cluster_queues: list[str] = field(default_factory=list)
-    workloads: list[str] = field(default_factory=list)
+    workloads: list[WorkloadKey] = field(default_factory=list)
     summary: str = ""
     evidence: list[str] = field(default_factory=list)
     remedy: str = ""
@@ -95,7 +96,7 @@ class Cause:
 
     def to_json(self) -> dict:
         return {"id": str(self.id), "confidence": str(self.confidence), "clusterQueues": self.cluster_queues,
-                "workloads": self.workloads, "summary": self.summary, "evidence": self.evidence,
+                "workloads": [str(k) for k in self.workloads], "summary": self.summary, "evidence": self.evidence,
                 "remedy": self.remedy}
 
 
@@ -110,6 +111,6 @@ class ResourceFigures:
 class Violation:
     cluster_queue: str
     resources: dict[FR, ResourceFigures]
-    pending_workloads: list[str]      # violating pending work, then admitted-but-not-running work
+    pending_workloads: list[WorkloadKey]    # violating pending work, then admitted-but-not-running work
     since: datetime | None
-    not_running: list[str] = field(default_factory=list)
+    not_running: list[WorkloadKey] = field(default_factory=list)

@@ -15,13 +15,14 @@ from ..engine.model import AdmissionModel
 from ..engine.preemption import Preemptor
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
+from ..keys import WorkloadKey
 from ..kueue.constants import ADMISSION_GATE, JOB_UID_LABEL, QUEUE_NAME_LABEL, WORKLOAD_ANNOTATION
 from ..kueue.constants import JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS
 from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
 from ..kueue.eviction import preemptor_queue
 from ..kueue.releases import release_for
 from ..kueue.version import parse_version
-from ..sources.snapshot import Snapshot, latest_timestamp, utc
+from ..sources.snapshot import GatheredSnapshot, latest_timestamp, utc
 from .capacity import capacity_facts
 from .facts import (
     CohortFacts,
@@ -118,25 +119,24 @@ def orphan_reason(w: o.Workload, state: ClusterState) -> NotRunningReason | None
                             f"(kubernetes-sigs/kueue#1789)")
 
 
-def index_pods(state: ClusterState) -> tuple[dict[str, list[o.Pod]], dict[str, o.Job]]:
+def index_pods(state: ClusterState) -> tuple[dict[WorkloadKey, list[o.Pod]], dict[WorkloadKey, o.Job]]:
     """Pods and Jobs per workload (annotation, pod-group label, or owning Job's uid)."""
-    by_owner: dict[str, str] = {}
-    for (wns, wname), w in state.workloads.items():
-        k = f"{wns}/{wname}"
+    by_owner: dict[str, WorkloadKey] = {}
+    for k, w in state.workloads.items():
         for ref in w.meta.owner_references:
             if ref.get("uid"):
                 by_owner[str(ref["uid"])] = k
         job_uid = w.meta.labels.get("kueue.x-k8s.io/job-uid")
         if job_uid:
             by_owner[job_uid] = k
-    pods: dict[str, list[o.Pod]] = defaultdict(list)
+    pods: dict[WorkloadKey, list[o.Pod]] = defaultdict(list)
     for (ns, _), p in sorted(state.pods.items()):
-        key: str | None = None
+        key: WorkloadKey | None = None
         ann = p.meta.annotations.get(WORKLOAD_ANNOTATION)
         if ann:
-            key = f"{ns}/{ann}"
+            key = WorkloadKey(ns, ann)
         elif p.meta.labels.get(POD_GROUP_LABEL):
-            key = f"{ns}/{p.meta.labels[POD_GROUP_LABEL]}"
+            key = WorkloadKey(ns, p.meta.labels[POD_GROUP_LABEL])
         else:
             for lbl in JOB_UID_LABELS:
                 if p.meta.labels.get(lbl) in by_owner:
@@ -194,7 +194,7 @@ def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
     return version, release, gates
 
 
-def snapshot_time(snap: Snapshot, logs: Any) -> tuple[datetime, TimeSource]:
+def snapshot_time(snap: GatheredSnapshot, logs: Any) -> tuple[datetime, TimeSource]:
     if snap.taken_at is not None:
         return snap.taken_at, TimeSource.MANIFEST
     if logs is not None and getattr(logs, "last", None):
@@ -205,7 +205,7 @@ def snapshot_time(snap: Snapshot, logs: Any) -> tuple[datetime, TimeSource]:
     return datetime.now().astimezone(), TimeSource.CLOCK   # nothing in the folder says when
 
 
-def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
     state = snap.state
     version, release, gates = release_of(state)
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
@@ -219,13 +219,13 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
     pods_of, jobs_of = index_pods(state)
     evaluator = Evaluator(model.snapshot.flavors, cfg, min_wait)
 
-    workloads: dict[str, WorkloadFacts] = {}
+    workloads: dict[WorkloadKey, WorkloadFacts] = {}
     timed = 0
     admissions: dict[str, int] = defaultdict(int)
     preemptions: dict[str, int] = defaultdict(int)
     last_admission: dict[str, datetime] = {}
     since = now - RATE_WINDOW
-    positions: dict[str, int] = {}
+    positions: dict[WorkloadKey, int] = {}
     esnap = model.snapshot
     all_cqs = {**esnap.cluster_queues, **esnap.inactive}
     order = {name: model.queues.pending_in_order(name) for name in all_cqs}
@@ -233,8 +233,8 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
         for i, wi in enumerate(lst, 1):
             positions[wi.key] = i
     queued = {wi.key for lst in order.values() for wi in lst}
-    for (ns, name), w in state.workloads.items():
-        key = f"{ns}/{name}"
+    for key, w in state.workloads.items():
+        ns = key.namespace
         st = workload_state(w)
         if st is WorkloadState.PENDING and key not in queued:
             st = WorkloadState.UNQUEUED
@@ -270,7 +270,7 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
     queues: dict[str, QueueFacts] = {}
     for name, cq in sorted(all_cqs.items()):
         pending = [Waiting(wi, workloads[wi.key].waiting_since) for wi in order[name]]
-        not_running: dict[str, NotRunningReason] = {}
+        not_running: dict[WorkloadKey, NotRunningReason] = {}
         observed_nr: list[NotRunning] = []
         not_released: list[NotReleased] = []
         for key, wi in cq.workloads.items():
@@ -292,7 +292,7 @@ def build_facts(snap: Snapshot, min_wait: timedelta, now: datetime | None = None
         active_cond = next((c for c in obj.status.conditions if c.type == "Active"), None)
         qf = QueueFacts(name, cohort, root, cq.strategy, esnap.inactive[name].inactive_reason
                         if name in esnap.inactive else "", active_cond, g, tuple(wi.key for wi in order[name]),
-                        not_running, tuple(sorted(not_released, key=lambda n: n.key)),
+                        not_running, tuple(sorted(not_released, key=lambda n: str(n.key))),
                         admissions_last_hour=admissions.get(name, 0), preemptions_last_hour=preemptions.get(name, 0),
                         last_admission=last_admission.get(name))
         if g.violated and name in esnap.cluster_queues and order[name]:
@@ -340,10 +340,10 @@ def head_facts(model: AdmissionModel, cfg: EngineConfig, now: datetime, name: st
                      tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets))
 
 
-def find_victims(state: ClusterState, workloads: dict[str, WorkloadFacts], now: datetime) -> list[VictimFacts]:
+def find_victims(state: ClusterState, workloads: dict[WorkloadKey, WorkloadFacts],
+                 now: datetime) -> list[VictimFacts]:
     out = []
-    for (ns, name), w in state.workloads.items():
-        key = f"{ns}/{name}"
+    for key, w in state.workloads.items():
         wf = workloads[key]
         if wf.state is not WorkloadState.EVICTED_HOLDING_QUOTA:
             continue
@@ -363,7 +363,7 @@ def find_victims(state: ClusterState, workloads: dict[str, WorkloadFacts], now: 
         out.append(VictimFacts(key, wf.cluster_queue, evicted_at, now - evicted_at, tuple(p.meta.name for p in live),
                                tuple(past_grace), grace, preemptor_queue(ev.message if ev is not None else ""),
                                pod_group))
-    return sorted(out, key=lambda v: v.key)
+    return sorted(out, key=lambda v: str(v.key))  # in the order of their text, as reports list them
 
 
 def node_health(state: ClusterState) -> NodeHealth:

@@ -5,6 +5,7 @@ from datetime import datetime
 
 from ..api import objects as o
 from ..api.state import ClusterState
+from ..keys import WorkloadKey
 from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler
@@ -19,9 +20,9 @@ class AdmissionModel:
         self.state = state
         self.config = config
         # one engine view per workload, shared by the cache, the queues and callers (info())
-        self.infos: dict[str, WorkloadInfo] = {
-            f"{ns}/{name}": WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp)
-            for (ns, name), w in state.workloads.items()}
+        self.infos: dict[WorkloadKey, WorkloadInfo] = {
+            key: WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key)
+            for key, w in state.workloads.items()}
         self.snapshot = build_snapshot(state, config, [
             wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission])
         self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"))
@@ -45,11 +46,11 @@ class AdmissionModel:
         self.scheduler = Scheduler(self.snapshot, self.queues, config, limit_ranges)
 
     def info(self, wl: o.Workload) -> WorkloadInfo:
-        key = f"{wl.meta.namespace}/{wl.meta.name}"
+        key = WorkloadKey.of(wl.meta)
         wi = self.infos.get(key)
         if wi is None or wi.obj is not wl:
             wi = self.infos[key] = WorkloadInfo(wl, self.config.gate("ReclaimablePods"),
-                                                self.config.requeuing_timestamp)
+                                                self.config.requeuing_timestamp, key=key)
         return wi
 
     def cycle(self, now: datetime) -> CycleResult:
@@ -76,7 +77,7 @@ class AdmissionModel:
                 self._trees.setdefault(id(c.node.root()), []).append(n)
         return self._trees[id(cq.node.root())]
 
-    def release(self, key: str, now: datetime, requeue: bool) -> WorkloadInfo | None:
+    def release(self, key: WorkloadKey, now: datetime, requeue: bool) -> WorkloadInfo | None:
         """Quota released: a workload finished (``requeue`` False) or an evicted one stopped running
         (``requeue`` True, it queues again). Parked workloads of the cohort tree are retried."""
         cq_name = self.snapshot.workload_cq.get(key)

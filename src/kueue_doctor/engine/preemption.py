@@ -12,11 +12,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..keys import WorkloadKey
 from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode
-from .snapshot import ClusterQueueSnapshot, Snapshot
+from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .workload import CandKey, WorkloadInfo
 
 # classical candidate variants
@@ -31,7 +32,7 @@ Candidate = tuple[WorkloadInfo, int, QuotaNode | None, ClusterQueueSnapshot]
 # CandidatesOrdering: (not evicted, not in the preemptor's queue, priority, -reserved at, uid)
 SortKey = tuple[bool, bool, int, float, str]
 # get_targets' question: (workload, ClusterQueue, usage, resources needing preemption)
-_MemoKey = tuple[str, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
+_MemoKey = tuple[WorkloadKey, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
 
 
 @dataclass(slots=True)
@@ -41,7 +42,7 @@ class Target:
     cluster_queue: str
 
     @property
-    def key(self) -> str:
+    def key(self) -> WorkloadKey:
         return self.wi.key
 
 
@@ -67,7 +68,7 @@ def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> Sor
 
 
 class Preemptor:
-    def __init__(self, snapshot: Snapshot, config: EngineConfig, now: datetime):
+    def __init__(self, snapshot: QuotaSnapshot, config: EngineConfig, now: datetime):
         self.snapshot = snapshot
         self.config = config
         self.now = now

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..keys import WorkloadKey
 from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
 from ..kueue.logvocab import REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH
 from ..kueue.logvocab import REQUEUE_NO_FIT as NO_FIT
@@ -65,9 +66,9 @@ class ClusterQueueQueue:
         self._heap: list[_Entry] = []
         # key -> its live heap entry; an entry on the heap but not here (or not this very
         # tuple) was removed or re-pushed, and pop() skips it (lazy deletion)
-        self._entries: dict[str, _Entry] = {}
-        self.inadmissible: dict[str, WorkloadInfo] = {}
-        self.sticky: str | None = None          # the preemptor waiting for its victims
+        self._entries: dict[WorkloadKey, _Entry] = {}
+        self.inadmissible: dict[WorkloadKey, WorkloadInfo] = {}
+        self.sticky: WorkloadKey | None = None     # the preemptor waiting for its victims
         self.inadmissible_cycle = -1               # cycle of the last requeue of the inadmissible set
         self.inadmissible_hashes: dict[str, str] = {}
         self.inflight: WorkloadInfo | None = None
@@ -93,7 +94,7 @@ class ClusterQueueQueue:
             return wi
         return None
 
-    def remove(self, key: str) -> None:
+    def remove(self, key: WorkloadKey) -> None:
         self._entries.pop(key, None)
         self.inadmissible.pop(key, None)
         if self.sticky == key:
@@ -110,7 +111,7 @@ class ClusterQueueQueue:
         keyed.sort(key=lambda t: t[0])
         return [t[2] for t in keyed]
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key: WorkloadKey) -> bool:
         return key in self._entries or key in self.inadmissible
 
     def pending_count(self) -> int:
@@ -132,7 +133,7 @@ class QueueManager:
     sticky_preemptor: bool = True   # BestEffortFIFO keeps a waiting preemptor at the head (v0.15+)
     queues: dict[str, ClusterQueueQueue] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
-    state: dict[str, QueuedState] = field(default_factory=dict)
+    state: dict[WorkloadKey, QueuedState] = field(default_factory=dict)
     cycle: int = 0
 
     def add_cluster_queue(self, name: str, strategy: str) -> None:

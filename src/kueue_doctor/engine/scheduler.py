@@ -3,7 +3,7 @@
 Upstream: pkg/scheduler/scheduler.go (schedule, nominate, getAssignments,
 processEntry, requeueAndUpdate), fair_sharing_iterator.go, flavorassigner/podset_reducer.go.
 Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives in a
-``Snapshot`` that persists across cycles; each cycle's temporary changes are undone.
+``QuotaSnapshot`` that persists across cycles; each cycle's temporary changes are undone.
 """
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..api import objects as o
+from ..errors import InputError
+from ..keys import WorkloadKey
 from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
 from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
 from ..kueue.logvocab import REQUEUE_GENERIC as GENERIC
@@ -31,7 +33,7 @@ from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target
 from .queues import QueueManager
 from .quota import FR, QuotaNode
-from .snapshot import ClusterQueueSnapshot, Snapshot
+from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .workload import WorkloadInfo
 
 
@@ -46,10 +48,10 @@ class Entry:
     requeue_reason: str = GENERIC
     reason: str = ""          # QuotaReserved=False reason Kueue writes
     replaced: ReplacedSlice | None = None
-    replaced_key: str = ""
+    replaced_key: WorkloadKey | None = None
 
     @property
-    def key(self) -> str:
+    def key(self) -> WorkloadKey:
         return self.wi.key
 
     @property
@@ -63,7 +65,7 @@ class Entry:
 # (node, usage) added during a cycle, taken off again at its end
 _Undo = list[tuple[QuotaNode, dict[FR, int]]]
 # (ancestor cohort id, workload key) -> the share of the child on the workload's path
-_Shares = dict[tuple[int, str], DRS]
+_Shares = dict[tuple[int, WorkloadKey], DRS]
 
 
 class CycleTargets:
@@ -71,17 +73,17 @@ class CycleTargets:
     also indexed by cohort tree: a victim in another tree never changes a queue's capacity."""
 
     def __init__(self) -> None:
-        self.all: dict[str, Target] = {}
-        self.by_root: dict[int, dict[str, Target]] = {}
+        self.all: dict[WorkloadKey, Target] = {}
+        self.by_root: dict[int, dict[WorkloadKey, Target]] = {}
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key: WorkloadKey) -> bool:
         return key in self.all
 
     def add(self, t: Target, cq: ClusterQueueSnapshot) -> None:
         self.all[t.key] = t
         self.by_root.setdefault(id(cq.node.root()), {})[t.key] = t
 
-    def tree(self, cq: ClusterQueueSnapshot) -> dict[str, Target]:
+    def tree(self, cq: ClusterQueueSnapshot) -> dict[WorkloadKey, Target]:
         return self.by_root.get(id(cq.node.root()), {})
 
 
@@ -97,7 +99,7 @@ class CycleResult:
 class Scheduler:
     """Drives cycles over a persistent cache (``snapshot``) and queue manager."""
 
-    def __init__(self, snapshot: Snapshot, queues: QueueManager, config: EngineConfig,
+    def __init__(self, snapshot: QuotaSnapshot, queues: QueueManager, config: EngineConfig,
                  limit_ranges: dict[str, list[o.LimitRange]] | None = None):
         self.snap = snapshot
         self.queues = queues
@@ -181,13 +183,17 @@ class Scheduler:
         ref = e.wi.obj.meta.annotations.get(SLICE_ANNOTATION)
         if not ref or not self.config.gate("ElasticJobsViaWorkloadSlices"):
             return
-        old = cq.workloads.get(ref)
+        try:
+            key = WorkloadKey.parse(ref)
+        except InputError:
+            return  # upstream looks the value up as a workload key: a malformed one names none
+        old = cq.workloads.get(key)
         if old is None or old.obj.status.admission is None:
             return
         flavors = {p.name: p.flavors for p in old.obj.status.admission.pod_set_assignments}
         e.replaced = ReplacedSlice([(ps.name, ps.count, ps.total(), dict(flavors.get(ps.name, {})))
                                     for ps in old.pod_sets])
-        e.replaced_key = ref
+        e.replaced_key = key
 
     def assigner(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                  replaced: ReplacedSlice | None = None,
@@ -321,7 +327,7 @@ class Scheduler:
         return a.wi.queue_order_timestamp() < b.wi.queue_order_timestamp()
 
     # -- processing --------------------------------------------------------------------------
-    def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[str, Target]) -> bool:
+    def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[WorkloadKey, Target]) -> bool:
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
@@ -439,7 +445,7 @@ class Scheduler:
             for res, f in ps.flavors.items():
                 fr = (f.name, res)
                 usage[fr] = usage.get(fr, 0) + ps.requests.get(res, 0)
-        if e.replaced_key:
+        if e.replaced_key is not None:
             old = self.snap.cluster_queues[e.cq_name].workloads.get(e.replaced_key)
             if old is not None:
                 self.snap.remove_workload(old, lasting=True)

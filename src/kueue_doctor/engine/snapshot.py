@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..api import objects as o
 from ..api.quantity import Quantity
 from ..api.state import ClusterState
+from ..keys import WorkloadKey
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
 from .workload import CandKey, WorkloadInfo
@@ -63,7 +64,7 @@ class ClusterQueueSnapshot:
         self.node = node
         self.groups = [FlavorGroup(list(g.covered_resources), [f.name for f in g.flavors])
                        for g in obj.resource_groups]
-        self.workloads: dict[str, WorkloadInfo] = {}
+        self.workloads: dict[WorkloadKey, WorkloadInfo] = {}
         self.active = True
         self.inactive_reason = ""
         self.fungibility = obj.flavor_fungibility
@@ -104,14 +105,18 @@ def _cand_key(wi: WorkloadInfo) -> CandKey:
     return wi.cand_key
 
 
-class Snapshot:
+class QuotaSnapshot:
+    """Kueue's cache snapshot (upstream ``cache/scheduler.Snapshot``): the active ClusterQueues in
+    their cohort trees with their quota and usage, the inactive ones apart, and the admitted
+    workloads of each."""
+
     def __init__(self) -> None:
         self.cluster_queues: dict[str, ClusterQueueSnapshot] = {}
         self.inactive: dict[str, ClusterQueueSnapshot] = {}
         self.cohorts: dict[str, QuotaNode] = {}
         self.flavors: dict[str, o.ResourceFlavor] = {}
         self.namespaces: dict[str, dict[str, str]] = {}
-        self.workload_cq: dict[str, str] = {}
+        self.workload_cq: dict[WorkloadKey, str] = {}
 
     # -- workloads -----------------------------------------------------------------
     def add_workload(self, wi: WorkloadInfo, cq_name: str | None = None, lasting: bool = False) -> None:
@@ -145,12 +150,12 @@ class Snapshot:
 
 
 def build_snapshot(state: ClusterState, config: EngineConfig,
-                   workloads: list[WorkloadInfo] | None = None) -> Snapshot:
+                   workloads: list[WorkloadInfo] | None = None) -> QuotaSnapshot:
     """A snapshot of the cluster: active CQs in their cohort trees, with admitted usage.
 
     ``workloads`` defaults to every workload of ``state`` that holds a quota reservation.
     """
-    snap = Snapshot()
+    snap = QuotaSnapshot()
     snap.flavors = dict(state.resource_flavors)
     snap.namespaces = {n: ns.meta.labels for n, ns in state.namespaces.items()}
 
@@ -217,8 +222,8 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
             recompute_subtree(cq.node)
 
     if workloads is None:
-        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp)
-                     for w in state.workloads.values() if w.is_true("QuotaReserved") and w.status.admission]
+        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key)
+                     for key, w in state.workloads.items() if w.is_true("QuotaReserved") and w.status.admission]
     for cq in snap.inactive.values():
         recompute_subtree(cq.node)  # standalone: their quota still describes what they promise
     for wi in workloads:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..api import objects as o
+from ..keys import WorkloadKey
 from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)
@@ -102,11 +103,16 @@ class WorkloadInfo:
         "usage",
     )
 
-    def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction"):
+    def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction", *,
+                 key: WorkloadKey | None = None):
+        """``key``: the workload's key where the caller holds it (``ClusterState.workloads``), so
+        that one key object names a workload everywhere: a key is a tuple subclass, which the
+        cyclic collector tracks for as long as it lives, and a second one per workload made
+        building a large model a third slower under the default collector thresholds."""
         self.obj = obj
         self.namespace = obj.meta.namespace
         self.name = obj.meta.name
-        self.key = f"{self.namespace}/{self.name}"
+        self.key = key if key is not None else WorkloadKey(self.namespace, self.name)
         self.uid = obj.meta.uid
         self.priority = obj.priority if obj.priority is not None else 0
         self.creation = obj.meta.creation_timestamp or EPOCH

@@ -15,6 +15,7 @@ from ..engine.eligibility import allowed_flavors, flavor_problem, ignores_undecl
 from ..engine.quota import FR
 from ..engine.snapshot import ClusterQueueSnapshot
 from ..engine.workload import WorkloadInfo
+from ..keys import WorkloadKey
 from .observation import QueueObservation
 from .verdict import DEFAULT_MIN_WAIT, Fit, FitVerdict, QueueGuarantee
 
@@ -32,9 +33,9 @@ class Evaluator:
         self.flavors = flavors
         self.config = config
         self.min_wait = min_wait
-        self._plans: dict[tuple[str, str], tuple[WorkloadInfo, Plan | Fit]] = {}
-        self._largest: dict[str, tuple[WorkloadInfo, dict[str, int]]] = {}
-        self._reduce: dict[str, tuple[WorkloadInfo, bool]] = {}
+        self._plans: dict[tuple[str, WorkloadKey], tuple[WorkloadInfo, Plan | Fit]] = {}
+        self._largest: dict[WorkloadKey, tuple[WorkloadInfo, dict[str, int]]] = {}
+        self._reduce: dict[WorkloadKey, tuple[WorkloadInfo, bool]] = {}
 
     def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
         """``detail``: keep a verdict for every pending workload (the doctor's explain reads them)."""
@@ -45,9 +46,9 @@ class Evaluator:
         unused = {fr: max(0, nominal[fr] - reserved[fr]) for fr in nominal}
         free = dict(unused)
         pending_fits: dict[FR, int] = {}
-        fitting: list[str] = []
-        violating: list[str] = []
-        verdicts: dict[str, FitVerdict] = {}
+        fitting: list[WorkloadKey] = []
+        violating: list[WorkloadKey] = []
+        verdicts: dict[WorkloadKey, FitVerdict] = {}
         since: datetime | None = None
         # what any flavor could still give per resource: a cheap first test before placing
         room: dict[str, int] = {}
@@ -107,7 +108,7 @@ class Evaluator:
             if now - waiting.since >= self.min_wait:
                 violating.append(wi.key)
                 since = _earliest(since, waiting.since + self.min_wait)
-        not_running: list[str] = []
+        not_running: list[WorkloadKey] = []
         # admitted work is guaranteed to run only while the queue is inside its nominal quota
         if all(reserved[fr] <= nominal[fr] for fr in nominal):
             for nr in obs.not_running:
@@ -193,7 +194,7 @@ class Evaluator:
         self._largest[wi.key] = (wi, out)
         return out
 
-    def forget(self, key: str) -> None:
+    def forget(self, key: WorkloadKey) -> None:
         """Drop what is cached for a workload that is gone (the simulator calls this)."""
         self._largest.pop(key, None)
         self._reduce.pop(key, None)

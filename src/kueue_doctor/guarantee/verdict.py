@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from ..engine.quota import FR
+from ..keys import WorkloadKey
 
 DEFAULT_MIN_WAIT = timedelta(minutes=5)
 
@@ -34,17 +35,18 @@ class QueueGuarantee:
     nominal: Mapping[FR, int]
     reserved: Mapping[FR, int]
     pending_fits: Mapping[FR, int]      # quota that pending work, taken in queue order, would get
-    fitting: tuple[str, ...]            # pending workloads that alone fit the unused nominal quota
-    violating: tuple[str, ...]          # ... that waited past the threshold
-    not_running: tuple[str, ...]        # admitted, not running, waited past the threshold
+    fitting: tuple[WorkloadKey, ...]    # pending workloads that alone fit the unused nominal quota
+    violating: tuple[WorkloadKey, ...]  # ... that waited past the threshold
+    not_running: tuple[WorkloadKey, ...]  # admitted, not running, waited past the threshold
     since: datetime | None           # when the earliest of those crossed the threshold
-    verdicts: Mapping[str, FitVerdict]  # per pending workload evaluated (workloads of a saturated queue are absent)
+    # per pending workload evaluated (workloads of a saturated queue are absent)
+    verdicts: Mapping[WorkloadKey, FitVerdict]
 
     @property
     def violated(self) -> bool:
         return bool(self.violating or self.not_running)
 
-    def violated_resources(self, usage_of: Mapping[str, Mapping[FR, int]]) -> list[FR]:
+    def violated_resources(self, usage_of: Mapping[WorkloadKey, Mapping[FR, int]]) -> list[FR]:
         """The (flavor, resource) pairs the violation is on: those pending work that fits would
         take, else those the admitted-but-not-running work holds (``usage_of``: key -> usage)."""
         frs = {fr for fr, v in self.pending_fits.items() if v}

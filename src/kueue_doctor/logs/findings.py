@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import median
 
+from ..keys import WorkloadKey
 from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION
 from .signatures import SKIPPED, Evidence, Victim
 from .timeparse import format_ts
@@ -25,7 +27,7 @@ class Finding:
     first: float | None
     last: float | None
     cluster_queues: list[str]
-    workloads: list[str]
+    workloads: list[WorkloadKey]
     examples: list[str]
     summary: str
     detail: dict = field(default_factory=dict)
@@ -33,13 +35,22 @@ class Finding:
     def to_json(self) -> dict:
         return {"id": self.id, "count": self.count, "first": format_ts(self.first),
                 "last": format_ts(self.last), "clusterQueues": self.cluster_queues,
-                "workloads": self.workloads, "examples": self.examples, "summary": self.summary,
+                "workloads": [str(k) for k in self.workloads], "examples": self.examples, "summary": self.summary,
                 "detail": self.detail}
 
 
 def _span(values) -> tuple[float | None, float | None]:
     vals = [v for v in values if v is not None]
     return (min(vals), max(vals)) if vals else (None, None)
+
+
+def _by_text(keys: Iterable[WorkloadKey]) -> list[WorkloadKey]:
+    """Workloads in the order of their ``ns/name`` text, the order findings list them in."""
+    return sorted(keys, key=str)
+
+
+def _text_of_key(item: tuple[WorkloadKey, Victim]) -> str:
+    return str(item[0])
 
 
 def _shared(v: Victim) -> set[str]:
@@ -54,16 +65,16 @@ def stuck_targets(ev: Evidence) -> list[Finding]:
     first, last = _span([v.first for v in stuck.values()] + [v.last for v in stuck.values()])
     examples = [e for v in stuck.values() for e in v.examples][:3] + ev.skipped[:2]
     skipped = sum(ev.queues[c].skipped_overlap for c in cqs if c in ev.queues)
-    preemptors = sorted(set().union(*(v.preemptors for v in stuck.values())) - {""})
+    preemptors = _by_text(set().union(*(v.preemptors for v in stuck.values())))
     return [Finding(
         "stuck-preemption-target", sum(v.lines for v in stuck.values()), first, last, cqs,
-        sorted(stuck) + preemptors, examples,
+        _by_text(stuck) + preemptors, examples,
         f"{len(stuck)} preemption target(s) named by the heads of {len(cqs)} ClusterQueues for "
         f"{max(v.cycles for v in stuck.values())} scheduling cycles; {skipped} head(s) skipped for "
         "overlapping preemption targets",
-        {"targets": {t: {"cycles": v.cycles, "clusterQueues": sorted(_shared(v)),
-                         "preemptors": sorted(v.preemptors - {""}),
-                         "heldSeconds": _held(v)} for t, v in sorted(stuck.items())},
+        {"targets": {str(t): {"cycles": v.cycles, "clusterQueues": sorted(_shared(v)),
+                              "preemptors": [str(p) for p in _by_text(v.preemptors)],
+                              "heldSeconds": _held(v)} for t, v in sorted(stuck.items(), key=_text_of_key)},
          "skippedHeads": skipped})]
 
 
@@ -75,7 +86,7 @@ def _held(v: Victim) -> float | None:
 
 
 def slow_release(ev: Evidence, grace: float) -> list[Finding]:
-    slow: dict[str, Victim] = {}
+    slow: dict[WorkloadKey, Victim] = {}
     helds: list[float] = []
     for t, v in ev.victims.items():
         held = _held(v)
@@ -97,11 +108,11 @@ def slow_release(ev: Evidence, grace: float) -> list[Finding]:
             spacing[cq] = round(median(gaps), 3)
     return [Finding(
         "slow-preemption-release", len(slow), first, last, cqs,
-        sorted(slow) + sorted(set().union(*(v.preemptors for v in slow.values())) - {""}),
+        _by_text(slow) + _by_text(set().union(*(v.preemptors for v in slow.values()))),
         [e for v in slow.values() for e in v.examples][:3],
         f"{len(slow)} preemption victim(s) kept their quota for {min(helds):.0f}-{max(helds):.0f}s "
         f"(grace {grace:.0f}s) while their preemptors waited",
-        {"heldSeconds": {t: _held(v) for t, v in sorted(slow.items())},
+        {"heldSeconds": {str(t): _held(v) for t, v in sorted(slow.items(), key=_text_of_key)},
          "admissionSpacingSeconds": spacing,
          "victimClusterQueues": sorted({v.target_cq for v in slow.values()} - {""})})]
 
@@ -129,17 +140,17 @@ def head_of_line(ev: Evidence) -> list[Finding]:
             span = (h.last - h.first) if h.first is not None and h.last is not None else 0
             if (h.attempts >= HOL_MIN_ATTEMPTS and span >= HOL_MIN_SPAN
                     and h.requeue not in (REQUEUE_PENDING_PREEMPTION, SKIPPED)):
-                out.append((cq, wl, h))
+                out.append((cq, wl, h, span))
     if not out:
         return []
-    first, last = _span([h.first for _, _, h in out] + [h.last for _, _, h in out])
+    first, last = _span([h.first for _, _, h, _ in out] + [h.last for _, _, h, _ in out])
     return [Finding(
-        "head-of-line-blocking", sum(h.attempts for _, _, h in out), first, last,
-        sorted({cq for cq, _, _ in out}), [wl for _, wl, _ in out], [],
+        "head-of-line-blocking", sum(h.attempts for _, _, h, _ in out), first, last,
+        sorted({cq for cq, _, _, _ in out}), [wl for _, wl, _, _ in out], [],
         "; ".join(f"{cq}: head {wl} re-queued {h.attempts} times ({h.requeue}) over "
-                  f"{(h.last - h.first) / 60:.0f} min, never admitted" for cq, wl, h in out),
-        {"heads": {wl: {"clusterQueue": cq, "attempts": h.attempts, "requeueReason": h.requeue,
-                        "reason": h.reason} for cq, wl, h in out}})]
+                  f"{span / 60:.0f} min, never admitted" for cq, wl, h, span in out),
+        {"heads": {str(wl): {"clusterQueue": cq, "attempts": h.attempts, "requeueReason": h.requeue,
+                             "reason": h.reason} for cq, wl, h, _ in out}})]
 
 
 def inactive(ev: Evidence) -> list[Finding]:

@@ -41,7 +41,7 @@ def _queue_json(q) -> dict:
         "preemptedFrom": q.preempted_from, "skippedOverlappingTargets": q.skipped_overlap,
         "noPreemptionCandidates": q.no_candidates, "requeueReasons": dict(q.requeue.most_common()),
         "skippedAsInactive": dict(q.not_active), "first": format_ts(q.first), "last": format_ts(q.last),
-        "retriedHeads": [{"workload": wl, "attempts": h.attempts, "requeueReason": h.requeue,
+        "retriedHeads": [{"workload": str(wl), "attempts": h.attempts, "requeueReason": h.requeue,
                           "reason": h.reason, "first": format_ts(h.first), "last": format_ts(h.last)}
                          for wl, h in heads],
         "perMinute": [{"minute": format_ts(m), **dict(q.timeline[m])} for m in minutes],
@@ -73,7 +73,7 @@ def render_text(report: LogReport, console) -> None:
             console.print(f"  ClusterQueues: {', '.join(f.cluster_queues)}", highlight=False)
         if f.workloads:
             more = f" (+{len(f.workloads) - 8} more)" if len(f.workloads) > 8 else ""
-            console.print(f"  workloads: {', '.join(f.workloads[:8])}{more}", highlight=False)
+            console.print(f"  workloads: {', '.join(map(str, f.workloads[:8]))}{more}", highlight=False)
         for e in f.examples[:3]:
             console.print(f"  | {e[:240]}", highlight=False, markup=False)
     if report.per_cluster_queue:

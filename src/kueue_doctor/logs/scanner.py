@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..keys import WorkloadKey
 from ..kueue.logvocab import (
     ASSIGNMENT_BORROWING,
     CALLER,
@@ -278,8 +279,9 @@ _SKIPPED = STATUS_SKIPPED.encode()
 _STATUS_LEN, _BORROWING_LEN = len(_STATUS), len(_LEVEL_BORROWING)
 
 
-def _ref(name: bytes, ns: bytes) -> str:
-    return f"{ns.decode()}/{name.decode()}" if ns else name.decode()
+def _workload(name: bytes, ns: bytes) -> WorkloadKey | None:
+    """signatures.workload_key of a reference the fast path matched (it has no escapes)."""
+    return WorkloadKey(ns.decode(), name.decode()) if ns and name else None
 
 
 def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
@@ -393,12 +395,12 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
         return None
     ts = _ts(g[1])
     if kind == _ADMITTED:
-        return (_EV_ADMIT, ts, g[5].decode(), _ref(g[3], g[4]))
+        return (_EV_ADMIT, ts, g[5].decode(), _workload(g[3], g[4]))
     if kind == _REQUEUED:
         # a head skipped in its cycle is re-queued FailedAfterNomination with status "skipped":
         # it waits on another head's preemption, it is not a head that cannot fit
         reason = SKIPPED if g[7] == _SKIPPED else (g[6].decode() or REQUEUE_GENERIC)
-        return (_EV_REQUEUE, ts, g[5].decode(), _ref(g[3], g[4]), reason)
+        return (_EV_REQUEUE, ts, g[5].decode(), _workload(g[3], g[4]), reason)
     cycle = None if g[2] is None else int(g[2])
     if kind == _EVALUATED:
         status = g[6].decode()
@@ -415,6 +417,6 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
                         preempted = json.loads(extra[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
                     except ValueError:
                         pass
-        return (_EV_EVAL, ts, g[5].decode(), _ref(g[3], g[4]), status, g[7].decode(), borrowing,
+        return (_EV_EVAL, ts, g[5].decode(), _workload(g[3], g[4]), status, g[7].decode(), borrowing,
                 preempted, cycle, line if status == STATUS_SKIPPED else b"")
-    return (_EV_ONGOING, ts, _ref(g[3], g[4]), _ref(g[5], g[6]), cycle, line)
+    return (_EV_ONGOING, ts, _workload(g[3], g[4]), _workload(g[5], g[6]), cycle, line)

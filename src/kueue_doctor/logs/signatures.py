@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from ..errors import InputError
+from ..keys import WorkloadKey
 from ..kueue.logvocab import (
     CONFLICT,
     ERROR_LEVELS,
@@ -126,7 +128,8 @@ def cycle_duration(line: bytes) -> float | None:
 
 
 def ref(value) -> str:
-    """A klog object reference ({"name","namespace"}) or an "ns/name" string, as one string."""
+    """A klog object reference ({"name","namespace"}) or an "ns/name" string, as one string
+    (a ClusterQueue's name: cluster-scoped objects have no namespace)."""
     if isinstance(value, dict):
         name = value.get(KEY_NAME) or ""
         ns = value.get(KEY_NAMESPACE)
@@ -134,6 +137,21 @@ def ref(value) -> str:
     if value is None:
         return ""
     return str(value)
+
+
+def workload_key(value) -> WorkloadKey | None:
+    """The workload a klog object reference ({"name","namespace"}) or an "ns/name" string names;
+    None when the line names none (a Workload always has a namespace)."""
+    if isinstance(value, dict):
+        name = value.get(KEY_NAME)
+        ns = value.get(KEY_NAMESPACE)
+        return WorkloadKey(str(ns), str(name)) if ns and name else None
+    if isinstance(value, str):
+        try:
+            return WorkloadKey.parse(value)
+        except InputError:
+            return None
+    return None
 
 
 @dataclass
@@ -154,7 +172,7 @@ class QueueStats:
     no_candidates: int = 0
     requeue: Counter = field(default_factory=Counter)
     not_active: Counter = field(default_factory=Counter)
-    heads: dict = field(default_factory=dict)
+    heads: dict[WorkloadKey, Head] = field(default_factory=dict)
     admit_times: list = field(default_factory=list)
     timeline: dict = field(default_factory=lambda: defaultdict(Counter))
     first: float | None = None
@@ -167,7 +185,7 @@ class Victim:
     last: float | None = None
     preempted_at: float | None = None
     target_cq: str = ""
-    preemptors: set = field(default_factory=set)
+    preemptors: set[WorkloadKey] = field(default_factory=set)
     preemptor_cqs: set = field(default_factory=set)
     skipper_cqs: set = field(default_factory=set)
     cycles: int = 0
@@ -183,8 +201,8 @@ class Evidence:
         self.since = since
         self.until = until
         self.queues: dict[str, QueueStats] = defaultdict(QueueStats)
-        self.victims: dict[str, Victim] = {}
-        self.workload_cq: dict[str, str] = {}
+        self.victims: dict[WorkloadKey, Victim] = {}
+        self.workload_cq: dict[WorkloadKey, str] = {}
         self.borrowing: dict[str, float | None] = {}
         self.drs_zero: dict[str, list] = {}
         self.skipped: list = []
@@ -272,12 +290,14 @@ class Evidence:
         return q
 
     def _cq(self, obj: dict) -> str:
-        return self.resolve_cq(ref(obj.get(KEY_CLUSTER_QUEUE)), ref(obj.get(KEY_WORKLOAD)))
+        return self.resolve_cq(ref(obj.get(KEY_CLUSTER_QUEUE)), workload_key(obj.get(KEY_WORKLOAD)))
 
-    def resolve_cq(self, cq: str, wl: str) -> str:
-        if cq and wl:
+    def resolve_cq(self, cq: str, wl: WorkloadKey | None) -> str:
+        if wl is None:
+            return cq
+        if cq:
             self.workload_cq[wl] = cq
-        elif wl and not cq:
+        else:
             cq = self.workload_cq.get(wl, "")
         return cq
 
@@ -285,7 +305,7 @@ class Evidence:
     def _minute(ts: float | None) -> int | None:
         return None if ts is None else int(ts // 60) * 60
 
-    def _victim(self, target: str, ts: float | None) -> Victim:
+    def _victim(self, target: WorkloadKey, ts: float | None) -> Victim:
         v = self.victims.get(target)
         if v is None:
             v = self.victims[target] = Victim()
@@ -304,9 +324,9 @@ class Evidence:
     # --- handlers -------------------------------------------------------------------------
 
     def _admitted(self, obj, ts, raw):
-        self.admitted(self._cq(obj), ref(obj.get(KEY_WORKLOAD)), ts)
+        self.admitted(self._cq(obj), workload_key(obj.get(KEY_WORKLOAD)), ts)
 
-    def admitted(self, cq: str, wl: str, ts: float | None) -> None:
+    def admitted(self, cq: str, wl: WorkloadKey | None, ts: float | None) -> None:
         """An admission; ``cq`` is already resolved (see resolve_cq)."""
         q = self._queue(cq, ts)
         q.admitted += 1
@@ -315,19 +335,22 @@ class Evidence:
         m = self._minute(ts)
         if m is not None:
             q.timeline[m]["admitted"] += 1
-        q.heads.pop(wl, None)
+        if wl is not None:
+            q.heads.pop(wl, None)
 
     def _requeued(self, obj, ts, raw):
         cq = self._cq(obj)
         reason = SKIPPED if obj.get(KEY_STATUS) == STATUS_SKIPPED else (obj.get(KEY_REQUEUE_REASON) or REQUEUE_GENERIC)
-        self.requeued(cq, ref(obj.get(KEY_WORKLOAD)), ts, reason)
+        self.requeued(cq, workload_key(obj.get(KEY_WORKLOAD)), ts, reason)
 
-    def requeued(self, cq: str, wl: str, ts: float | None, reason: str) -> None:
+    def requeued(self, cq: str, wl: WorkloadKey | None, ts: float | None, reason: str) -> None:
         q = self._queue(cq, ts)
         q.requeue[reason] += 1
         m = self._minute(ts)
         if m is not None:
             q.timeline[m]["requeued"] += 1
+        if wl is None:
+            return
         head = q.heads.get(wl)
         if head is None:
             if len(q.heads) >= 1000:  # bounded: forget the least retried head
@@ -339,17 +362,18 @@ class Evidence:
 
     def _evaluated(self, obj, ts, raw):
         cq = self._cq(obj)
-        self.evaluated(cq, ref(obj.get(KEY_WORKLOAD)), ts, obj.get(KEY_STATUS), obj.get(KEY_REASON) or "",
+        self.evaluated(cq, workload_key(obj.get(KEY_WORKLOAD)), ts, obj.get(KEY_STATUS), obj.get(KEY_REASON) or "",
                        obj.get(BORROWING, 0), obj.get(KEY_PREEMPTED), obj.get(KEY_SCHEDULING_CYCLE), raw)
 
-    def evaluated(self, cq: str, wl: str, ts: float | None, status, reason: str, borrowing,
+    def evaluated(self, cq: str, wl: WorkloadKey | None, ts: float | None, status, reason: str, borrowing,
                   preempted, cycle, raw: bytes) -> None:
         if status == STATUS_ASSUMED:
             if borrowing > 0 and cq and cq not in self.borrowing:
                 self.borrowing[cq] = ts
             return
         if status == STATUS_NOT_NOMINATED and reason:
-            head = self._queue(cq, ts).heads.get(wl)
+            heads = self._queue(cq, ts).heads
+            head = heads.get(wl) if wl is not None else None
             if head is not None:
                 head.reason = reason
             return
@@ -359,9 +383,13 @@ class Evidence:
             self._example(self.skipped, raw)
             targets = preempted or []
             for t in targets if isinstance(targets, list) else []:
-                v = self._victim(ref(t), ts)
+                target = workload_key(t)
+                if target is None:
+                    continue
+                v = self._victim(target, ts)
                 v.skipper_cqs.add(cq)
-                v.preemptors.add(wl)
+                if wl is not None:
+                    v.preemptors.add(wl)
                 v.lines += 1
                 self._cycle(v, cycle)
 
@@ -372,8 +400,10 @@ class Evidence:
             v.last_cycle = c
 
     def _preempted(self, obj, ts, raw):
-        target = ref(obj.get(KEY_TARGET_WORKLOAD))
-        preemptor = ref(obj.get(KEY_PREEMPTING_WORKLOAD))
+        target = workload_key(obj.get(KEY_TARGET_WORKLOAD))
+        preemptor = workload_key(obj.get(KEY_PREEMPTING_WORKLOAD))
+        if target is None:
+            return
         v = self._victim(target, ts)
         v.preempted_at = ts if v.preempted_at is None else v.preempted_at
         v.target_cq = ref(obj.get(KEY_TARGET_CLUSTER_QUEUE)) or v.target_cq
@@ -381,20 +411,25 @@ class Evidence:
             self.workload_cq.setdefault(target, v.target_cq)
             q = self._queue(v.target_cq, ts)
             q.preempted_from += 1
-        v.preemptors.add(preemptor)
-        # The preemptor's ClusterQueue is often only named by lines after this one; resolved in finish().
-        if len(self.issued) < TIMES_CAP:
-            self.issued[(preemptor, self._minute(ts))] += 1
+        if preemptor is not None:
+            v.preemptors.add(preemptor)
+            # The preemptor's ClusterQueue is often only named by lines after this one; resolved in finish().
+            if len(self.issued) < TIMES_CAP:
+                self.issued[(preemptor, self._minute(ts))] += 1
         v.lines += 1
         self._example(v.examples, raw)
 
     def _ongoing(self, obj, ts, raw):
-        self.ongoing(ref(obj.get(KEY_TARGET_WORKLOAD)), ref(obj.get(KEY_PREEMPTING_WORKLOAD)), ts,
+        self.ongoing(workload_key(obj.get(KEY_TARGET_WORKLOAD)), workload_key(obj.get(KEY_PREEMPTING_WORKLOAD)), ts,
                      obj.get(KEY_SCHEDULING_CYCLE), raw)
 
-    def ongoing(self, target: str, preemptor: str, ts: float | None, cycle, raw: bytes) -> None:
+    def ongoing(self, target: WorkloadKey | None, preemptor: WorkloadKey | None, ts: float | None, cycle,
+                raw: bytes) -> None:
+        if target is None:
+            return
         v = self._victim(target, ts)
-        v.preemptors.add(preemptor)
+        if preemptor is not None:
+            v.preemptors.add(preemptor)
         v.lines += 1
         self._cycle(v, cycle)
         self._example(v.examples, raw)
@@ -414,8 +449,8 @@ class Evidence:
                 item = {KEY_WORKLOAD: found[0], KEY_DRS: found[1]}
             if not isinstance(item, dict):
                 continue
-            wl = ref(item.get(KEY_WORKLOAD))
-            cq = ref(item.get(KEY_CLUSTER_QUEUE)) or self.workload_cq.get(wl, "")
+            wl = workload_key(item.get(KEY_WORKLOAD))
+            cq = ref(item.get(KEY_CLUSTER_QUEUE)) or (self.workload_cq.get(wl, "") if wl is not None else "")
             self._drs_value(cq, item.get(KEY_DRS), ts, raw)
 
     def _fs_strategy(self, obj, ts, raw):

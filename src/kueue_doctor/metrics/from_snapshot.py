@@ -1,4 +1,4 @@
-"""A ``View`` from a gathered or live Snapshot: the doctor's facts and causes, as numbers."""
+"""A ``View`` from a ``GatheredSnapshot`` (a folder or a live cluster): the doctor's facts and causes, as numbers."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -7,11 +7,11 @@ from ..doctor.diagnose import diagnose
 from ..doctor.facts import Facts
 from ..engine.nodes import node_infos
 from ..guarantee import DEFAULT_MIN_WAIT
-from ..sources.snapshot import Snapshot
+from ..sources.snapshot import GatheredSnapshot
 from .view import View, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
-def view_from_snapshot(snap: Snapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
+def view_from_snapshot(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
     diag = diagnose(snap, min_wait)
     facts = diag.facts
     view = View(now=facts.now, causes={str(c.id) for c in diag.causes})

@@ -13,8 +13,7 @@ from datetime import datetime
 from ..api import objects as o
 from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, count_slots, pod_needs
 from ..engine.quota import FR
-from ..engine.snapshot import ClusterQueueSnapshot
-from ..engine.snapshot import Snapshot as EngineSnapshot
+from ..engine.snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from ..engine.workload import WorkloadInfo
 from ..guarantee import QueueGuarantee
 
@@ -47,7 +46,7 @@ def base_value(resource: str, amount: int) -> float:
     return amount / 1000 if resource == "cpu" else float(amount)
 
 
-def all_queues(esnap: EngineSnapshot) -> dict[str, ClusterQueueSnapshot]:
+def all_queues(esnap: QuotaSnapshot) -> dict[str, ClusterQueueSnapshot]:
     return {**esnap.cluster_queues, **esnap.inactive}
 
 
@@ -90,7 +89,7 @@ def pending_rows(view: View, cqs: dict[str, ClusterQueueSnapshot],
             view.pending[key] = view.pending.get(key, 0) + v
 
 
-def tree_rows(view: View, esnap: EngineSnapshot) -> None:
+def tree_rows(view: View, esnap: QuotaSnapshot) -> None:
     """Cohort hierarchy (upstream #7539) and the cohort's shared pool: its subtree quota and
     what is reserved against it. Both follow Kueue's resource nodes, so quota a ClusterQueue
     keeps back with lendingLimit (and its usage of it) is in neither and the ratio is the pool's

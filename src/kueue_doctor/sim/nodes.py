@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from ..api.quantity import Quantity
 from ..engine.nodes import NodeInfo, NodeTerms, Placement, PodNeeds, fits, needs_of
+from ..keys import WorkloadKey
 from .scenario import NodeSpec
 
 PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone"
@@ -19,7 +20,7 @@ PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone
 
 @dataclass
 class SimPod:
-    workload: str
+    workload: WorkloadKey
     index: int
     requests: dict[str, int]
     node: SimNode | None = None
@@ -32,7 +33,7 @@ class SimPod:
 
     @property
     def name(self) -> str:
-        return f"{self.workload.split('/', 1)[1]}-{self.index}"
+        return f"{self.workload.name}-{self.index}"
 
 
 class SimNode:

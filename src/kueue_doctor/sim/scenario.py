@@ -13,6 +13,7 @@ from ..api.load import decode_documents, load_documents, read_text
 from ..api.state import ClusterState
 from ..duration import duration
 from ..errors import InputError
+from ..keys import WorkloadKey
 
 JOB, POD_GROUP = "Job", "PodGroup"
 
@@ -45,7 +46,12 @@ class WorkloadSpec:
 class Fault:
     at: float
     kind: str                     # zombie | nodeNotReady | nodeReady
-    target: str
+    node: str = ""                # what a node fault hits
+    workload: WorkloadKey | None = None   # what a zombie fault hits
+
+    @property
+    def target(self) -> WorkloadKey | str:
+        return self.workload if self.workload is not None else self.node
 
 
 @dataclass
@@ -139,10 +145,18 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
                 scn.workloads.append(_workload_spec(g, start + j * every, f"{prefix}-{j}"))
         for x in f.objs("faults"):
             kind = x.str("kind", required=True, choices=("zombie", "nodeNotReady", "nodeReady"))
+            where = x.where("workload" if kind == "zombie" else "node")
             target = x.str("workload") if kind == "zombie" else x.str("node")
             if not target:
-                raise InputError("required field is missing", field=x.where("workload" if kind == "zombie" else "node"))
-            scn.faults.append(Fault(duration(x.data.get("at", 0), x.where("at")), kind, target))
+                raise InputError("required field is missing", field=where)
+            at = duration(x.data.get("at", 0), x.where("at"))
+            if kind == "zombie":
+                try:
+                    scn.faults.append(Fault(at, kind, workload=WorkloadKey.parse(target)))
+                except InputError as e:
+                    raise InputError(e.problem, field=where) from None
+            else:
+                scn.faults.append(Fault(at, kind, node=target))
         for t in f.objs("traces"):
             # a trace may also add the queues and nodes it implies to ``scn`` (clusterQueues/nodes: generate)
             from .traces import load_trace

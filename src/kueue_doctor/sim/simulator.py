@@ -20,6 +20,7 @@ from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..errors import InputError
+from ..keys import WorkloadKey
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
@@ -35,7 +36,7 @@ WAITING, QUEUED, RESERVED, RUNNING_W, EVICTED, FINISHED = (
 @dataclass
 class SimWorkload:
     spec: WorkloadSpec
-    key: str
+    key: WorkloadKey
     obj: o.Workload
     state: str = WAITING
     epoch: int = 0
@@ -73,7 +74,7 @@ class Simulator:
         self.model.queues.sticky_preemptor = self.kueue.sticky_preemptor
         self.events = EventQueue()
         self.pool = NodePool(scn.nodes, scn.settings.placement)
-        self.workloads: dict[str, SimWorkload] = {}
+        self.workloads: dict[WorkloadKey, SimWorkload] = {}
         self.unplaced: list[SimWorkload] = []
         self.cycle_pending = False
         self.cycle_busy_until = 0.0
@@ -137,7 +138,7 @@ class Simulator:
 
     # -- handlers ------------------------------------------------------------------------
     def on_arrive(self, spec: WorkloadSpec) -> None:
-        key = f"{spec.namespace}/{spec.name}"
+        key = WorkloadKey(spec.namespace, spec.name)
         if key in self.workloads:
             raise InputError(f"two workloads are named {key}", file=self.scn.source)
         wl = build.workload(spec.namespace, spec.name, spec.queue, spec.requests, count=spec.pods,
@@ -164,7 +165,7 @@ class Simulator:
         for e in res.admitted:
             self._admitted(e)
         for t in res.preempted:
-            preemptor = next((e.key for e in res.entries if t in e.targets), "")
+            preemptor = next(e.key for e in res.entries if t in e.targets)  # a target is some entry's
             self._evict(self.workloads[t.key], t.reason, preemptor)
         self._log_cycle(res)
         parked = any(e.key in self.model.queues.queues[e.cq_name].inadmissible
@@ -248,7 +249,7 @@ class Simulator:
             p.node.unbind(p)
         p.phase = GONE
 
-    def _evict(self, sw: SimWorkload, reason: str, preemptor: str) -> None:
+    def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey) -> None:
         sw.preemptions += 1
         self.recorder.preemption(sw)
         self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor,
@@ -306,8 +307,8 @@ class Simulator:
 
     def on_fault(self, fault) -> None:
         self.emit("fault", kind=fault.kind, target=fault.target)
-        if fault.kind == "zombie":
-            sw = self.workloads.get(fault.target)
+        if fault.workload is not None:
+            sw = self.workloads.get(fault.workload)
             if sw is None:
                 raise InputError(f"fault names workload {fault.target}, which has not been created by then",
                                  file=self.scn.source, field="faults")
@@ -315,9 +316,9 @@ class Simulator:
             for p in sw.pods:
                 p.zombie = True
             return
-        node = self.pool.by_name.get(fault.target)
+        node = self.pool.by_name.get(fault.node)
         if node is None:
-            raise InputError(f"fault names node {fault.target}, which the scenario does not define",
+            raise InputError(f"fault names node {fault.node}, which the scenario does not define",
                              file=self.scn.source, field="faults")
         if fault.kind == "nodeNotReady":
             node.ready = False

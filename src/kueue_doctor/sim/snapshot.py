@@ -16,6 +16,7 @@ import yaml
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..errors import InputError
+from ..keys import WorkloadKey
 from ..kueue import constants as kc
 from ..kueue import layout
 from ..kueue.eviction import preempted_workload_message
@@ -35,6 +36,11 @@ class _Dumper(_SafeDumper):
     def ignore_aliases(self, data) -> bool:
         return True
 
+def by_text(workloads: dict[WorkloadKey, Any]) -> list[Any]:
+    """The simulated workloads in the order of their ``ns/name`` text, the order the folder lists them in."""
+    return [workloads[k] for k in sorted(workloads, key=str)]
+
+
 _V1BETA1_FUNGIBILITY = {"MayStopSearch": "Borrow", "TryNextFlavor": "TryNextFlavor", "Preempt": "Preempt"}
 
 
@@ -46,7 +52,10 @@ def _list(items: list) -> dict:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
-class Snapshot:
+class SnapshotWriter:
+    """Writes a simulation as it stands at ``sim.now`` as the objects, events and controller log
+    a gathering of the cluster would have read (``write_snapshot`` puts them in a folder)."""
+
     def __init__(self, sim, window: float = WINDOW):
         self.sim = sim
         self.at = sim.now
@@ -55,7 +64,7 @@ class Snapshot:
         self.kueue_api = "kueue.x-k8s.io/v1beta2" if self.v >= (0, 15, 0) else "kueue.x-k8s.io/v1beta1"
         self.rv = 183400000
         self.granular = bool(sim.kueue.gates.get("UnadmittedWorkloadsObservability"))
-        self.history: dict[str, list] = defaultdict(list)
+        self.history: dict[WorkloadKey, list] = defaultdict(list)
         for t, event, f in sim.log:
             if "workload" in f and t <= self.at:
                 self.history[f["workload"]].append((t, event, f))
@@ -94,7 +103,7 @@ class Snapshot:
         items += [{"apiVersion": self.kueue_api, "kind": "WorkloadPriorityClass", "value": pc.value,
                    "metadata": self.meta("WorkloadPriorityClass", name, created=-86400)}
                   for name, pc in sorted(st.priority_classes.items())]
-        items += [self.workload(sw) for _, sw in sorted(self.sim.workloads.items())]
+        items += [self.workload(sw) for sw in by_text(self.sim.workloads)]
         return items
 
     def _groups(self, groups) -> list:
@@ -197,7 +206,7 @@ class Snapshot:
         return {r: str(Quantity.parse(str(v))) for r, v in sw.spec.requests.items()}
 
     def eviction_message(self, f: dict) -> str:
-        return eviction_message(self.sim, f.get("preemptor", ""), f["reason"], f.get("clusterQueue", ""))
+        return eviction_message(self.sim, f["preemptor"], f["reason"], f.get("clusterQueue", ""))
 
     def _cond(self, ctype: str, status: str, reason: str, message: str, t: float) -> dict:
         return {"lastTransitionTime": self.time(t), "message": message, "observedGeneration": 1, "reason": reason,
@@ -252,12 +261,12 @@ class Snapshot:
         name = workload_name(sw)
         is_job = sw.spec.kind == JOB
         meta = self.meta("Workload", name, ns, created=sw.spec.at, finalizers=[kc.RESOURCE_IN_USE_FINALIZER])
-        meta["uid"] = uid("Workload", sw.key)
+        meta["uid"] = uid("Workload", str(sw.key))
         meta["labels"] = {"kueue-doctor.io/class": sw.spec.klass}
         if is_job:
-            meta["labels"][kc.JOB_UID_LABEL] = uid("Job", sw.key)
+            meta["labels"][kc.JOB_UID_LABEL] = uid("Job", str(sw.key))
             meta["ownerReferences"] = [{"apiVersion": "batch/v1", "blockOwnerDeletion": True, "controller": True,
-                                        "kind": "Job", "name": sw.spec.name, "uid": uid("Job", sw.key)}]
+                                        "kind": "Job", "name": sw.spec.name, "uid": uid("Job", str(sw.key))}]
         else:
             meta["ownerReferences"] = [{"apiVersion": "v1", "blockOwnerDeletion": True, "controller": False,
                                         "kind": "Pod", "name": f"{sw.spec.name}-{i}",
@@ -326,7 +335,7 @@ class Snapshot:
 
     def pods(self) -> list:
         out = []
-        for _, sw in sorted(self.sim.workloads.items()):
+        for sw in by_text(self.sim.workloads):
             if sw.state == FINISHED:
                 continue
             live = [p for p in sw.pods if p.phase != GONE]
@@ -339,7 +348,7 @@ class Snapshot:
 
     def _pod_name(self, sw, i: int) -> str:
         if sw.spec.kind == JOB:
-            return f"{sw.spec.name}-{i}-{hex_id(5, 'pod', sw.key, str(sw.epoch), str(i))}"
+            return f"{sw.spec.name}-{i}-{hex_id(5, 'pod', str(sw.key), str(sw.epoch), str(i))}"
         return f"{sw.spec.name}-{i}"
 
     def pod(self, sw, i: int, p) -> dict:
@@ -352,7 +361,7 @@ class Snapshot:
         del meta["generation"]
         wl = workload_name(sw)
         if sw.spec.kind == JOB:
-            ju = uid("Job", sw.key)
+            ju = uid("Job", str(sw.key))
             meta["labels"] = {kc.JOB_CONTROLLER_UID_LABEL: ju, kc.JOB_NAME_LABEL: sw.spec.name,
                               kc.LEGACY_JOB_CONTROLLER_UID_LABEL: ju, kc.LEGACY_JOB_NAME_LABEL: sw.spec.name,
                               kc.PODSET_LABEL: "main"}
@@ -426,11 +435,11 @@ class Snapshot:
 
         def wl_event(t, key, reason, message, etype="Normal"):
             sw = sim.workloads[key]
-            add(t, "Workload", workload_name(sw), sw.spec.namespace, uid("Workload", key), reason, message, etype)
+            add(t, "Workload", workload_name(sw), sw.spec.namespace, uid("Workload", str(key)), reason, message, etype)
 
         def owner_event(t, sw, reason, message):
             if sw.spec.kind == JOB:
-                add(t, "Job", sw.spec.name, sw.spec.namespace, uid("Job", sw.key), reason, message,
+                add(t, "Job", sw.spec.name, sw.spec.namespace, uid("Job", str(sw.key)), reason, message,
                     component="batch/job-kueue-controller", api="batch/v1")
             else:
                 for i in range(sw.spec.pods):
@@ -438,7 +447,7 @@ class Snapshot:
                     add(t, "Pod", n, sw.spec.namespace, uid("Pod", sw.spec.namespace, n), reason, message,
                         component="pod-kueue-controller", api="v1")
 
-        queued_at: dict[str, float] = {}
+        queued_at: dict[WorkloadKey, float] = {}
         for t, event, f in sim.log:
             if t > self.at:
                 break
@@ -463,10 +472,10 @@ class Snapshot:
                 msg = self.eviction_message(f)
                 wl_event(t, key, kc.evicted_event(kc.EVICTED_BY_PREEMPTION), msg)
                 wl_event(t, key, kc.EVENT_PREEMPTED, msg)
-                pre = f.get("preemptor", "")
+                pre = f["preemptor"]
                 if pre in sim.workloads:
                     wl_event(t, pre, kc.EVENT_PREEMPTED_WORKLOAD,
-                             preempted_workload_message(sw.spec.namespace, workload_name(sw), uid("Workload", key),
+                             preempted_workload_message(sw.spec.namespace, workload_name(sw), uid("Workload", str(key)),
                                                         f["clusterQueue"]))
                 owner_event(t, sw, kc.EVENT_STOPPED, msg)
             elif event == "quota_released":
@@ -543,13 +552,13 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
     if out.exists() and any(out.iterdir()) and not force:
         raise InputError("directory is not empty (use --force to overwrite)", file=str(out))
     out.mkdir(parents=True, exist_ok=True)
-    snap = Snapshot(sim, window)
+    writer = SnapshotWriter(sim, window)
     contents = {
-        layout.KUEUE_OBJECTS: _dump(_list(snap.kueue_objects())),
-        layout.NODES: _dump(_list(snap.nodes())),
-        layout.PODS: _dump(_list(snap.pods())),
-        layout.EVENTS: _dump(_list(snap.events())),
-        layout.DEPLOYMENT: _dump(_list(snap.deployment())),
+        layout.KUEUE_OBJECTS: _dump(_list(writer.kueue_objects())),
+        layout.NODES: _dump(_list(writer.nodes())),
+        layout.PODS: _dump(_list(writer.pods())),
+        layout.EVENTS: _dump(_list(writer.events())),
+        layout.DEPLOYMENT: _dump(_list(writer.deployment())),
         layout.CONTROLLER_LOG: "".join(line + "\n" for line in controller_log(sim, sim.now, window)),
     }
     written = []

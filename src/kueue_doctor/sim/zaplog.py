@@ -19,6 +19,7 @@ from datetime import datetime
 from ..api.quantity import Quantity, format_amount
 from ..engine.drs import dominant_resource_share
 from ..engine.snapshot import build_snapshot
+from ..keys import WorkloadKey
 from ..kueue import logvocab as lv
 from ..kueue.eviction import cohort_path, preemption_message
 from ..kueue.releases import DrsMode
@@ -48,13 +49,13 @@ def hex_id(n: int, *parts: str) -> str:
 def workload_name(sw) -> str:
     """Kueue names a Job's Workload job-<job>-<hash>; a pod group's Workload is the group name."""
     if sw.spec.kind == JOB:
-        return f"job-{sw.spec.name}-{hex_id(5, 'wl', sw.key)}"
+        return f"job-{sw.spec.name}-{hex_id(5, 'wl', str(sw.key))}"
     return sw.spec.name
 
 
-def workload_ref(sim, key: str) -> dict:
+def workload_ref(sim, key: WorkloadKey) -> dict:
     sw = sim.workloads.get(key)
-    ns, _, name = key.partition("/")
+    ns, name = key
     return {lv.KEY_NAME: workload_name(sw) if sw is not None else name, lv.KEY_NAMESPACE: ns}
 
 
@@ -82,9 +83,9 @@ def cq_path(sim, cq_name: str) -> str:
     return cohort_path(reversed([cq_name] + [a.name for a in cq.node.ancestors()]))
 
 
-def eviction_message(sim, preemptor: str, reason: str, target_cq: str) -> str:
+def eviction_message(sim, preemptor: WorkloadKey, reason: str, target_cq: str) -> str:
     pre = sim.workloads.get(preemptor)
-    return preemption_message(uid("Workload", preemptor), uid("Job", preemptor), reason,
+    return preemption_message(uid("Workload", str(preemptor)), uid("Job", str(preemptor)), reason,
                               cq_path(sim, pre.cluster_queue) if pre is not None else "", cq_path(sim, target_cq))
 
 
@@ -128,7 +129,7 @@ def _jitter(n: int) -> float:
 def with_retries(sim, until: float) -> list[Cycle]:
     """Real cycles plus the retries of immediately re-queued heads between them."""
     real: list[Cycle] = []
-    last: dict[str, tuple] = {}
+    last: dict[WorkloadKey, tuple] = {}
     for c in real_cycles(sim):
         # The simulator re-runs cycles a few milliseconds apart while heads bounce between the
         # active and inadmissible lists; a cycle that only repeats each head's last outcome is
@@ -164,7 +165,7 @@ class Replay:
     def __init__(self, sim):
         self.sim = sim
         self.snap = build_snapshot(sim.scn.state, sim.config, workloads=[])
-        self.held: dict[str, tuple[str, dict]] = {}
+        self.held: dict[WorkloadKey, tuple[str, dict]] = {}
         self.pos = 0
 
     def advance(self, t: float, before_cycle: int | None = None) -> None:
@@ -201,8 +202,8 @@ class Replay:
         node = self.snap.cluster_queues[cq_name].node
         return any(node.usage.get(fr, 0) > node.nominal(fr) for fr in frs)
 
-    def workloads_of(self, cq_name: str) -> list[str]:
-        return sorted(k for k, (cq, _) in self.held.items() if cq == cq_name)
+    def workloads_of(self, cq_name: str) -> list[WorkloadKey]:
+        return sorted((k for k, (cq, _) in self.held.items() if cq == cq_name), key=str)
 
 
 def drs_text(sim, drs) -> str:
@@ -245,7 +246,7 @@ class ZapLog:
     def path(self, cq_name: str) -> str:
         return cq_path(self.sim, cq_name)
 
-    def local_queue(self, key: str) -> dict:
+    def local_queue(self, key: WorkloadKey) -> dict:
         sw = self.sim.workloads[key]
         return {lv.KEY_NAME: sw.spec.queue, lv.KEY_NAMESPACE: sw.spec.namespace}
 
@@ -373,8 +374,8 @@ class ZapLog:
         sim = self.sim
         p = next(x for x in c.preempted if x["workload"] == target and x["preemptor"] == key)
         psw, tsw = sim.workloads[key], sim.workloads[target]
-        pre_uid = uid("Workload", key)
-        job_uid = uid("Job", key)
+        pre_uid = uid("Workload", str(key))
+        job_uid = uid("Job", str(key))
         message = eviction_message(sim, key, p["reason"], p["clusterQueue"])
         fields = {**sc, lv.KEY_WORKLOAD: workload_ref(sim, key), lv.KEY_CLUSTER_QUEUE: self.cq_ref(cq),
                   lv.KEY_TARGET_WORKLOAD: workload_ref(sim, target), lv.KEY_PREEMPTING_WORKLOAD: workload_ref(sim, key),
@@ -387,7 +388,8 @@ class ZapLog:
         self.line(now, 3, "scheduler", "preemption/preemption.go:196", lv.MSG_PREEMPTED, fields)
         if sim.kueue.version >= (0, 13, 0):
             self.line(now + 0.00001, 3, "scheduler", "expectations/store.go:68", lv.MSG_EXPECTING_UIDS,
-                      {**sc, lv.KEY_STORE: "preemptions", lv.KEY_KEY: f"{key}", lv.KEY_UIDS: [uid("Workload", target)]})
+                      {**sc, lv.KEY_STORE: "preemptions", lv.KEY_KEY: str(key),
+                       lv.KEY_UIDS: [uid("Workload", str(target))]})
 
     def tournament(self, now, sc, key, cq, entries, replay: Replay) -> float:
         sim = self.sim
@@ -483,9 +485,9 @@ class ZapLog:
                            lv.KEY_PREV_STATUS: "admitted", lv.KEY_CLUSTER_QUEUE: f.get("clusterQueue", "")})
 
 
-def _job_fields(jf: dict, job: str, gvk: str, key: str, stamp: str, tag: str) -> dict:
+def _job_fields(jf: dict, job: str, gvk: str, key: WorkloadKey, stamp: str, tag: str) -> dict:
     """A job-framework reconciler line's fields; its reconcile ID is derived from the event."""
-    return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, key, stamp), lv.KEY_JOB: job, lv.KEY_GVK: gvk}
+    return {**jf, lv.KEY_RECONCILE_ID: uid("reconcile", tag, str(key), stamp), lv.KEY_JOB: job, lv.KEY_GVK: gvk}
 
 
 def _usage_of(f: dict) -> dict:

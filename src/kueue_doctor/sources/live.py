@@ -1,4 +1,4 @@
-"""Live mode: a Snapshot straight from a cluster, read-only.
+"""Live mode: a ``GatheredSnapshot`` straight from a cluster, read-only.
 
 It is gathered into a temporary folder by the same code as ``collect`` and loaded with
 ``load_folder``, so live and folder diagnoses can never disagree about what was read. The folder
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..kueue import layout
-from .snapshot import Snapshot, load_folder
+from .snapshot import GatheredSnapshot, load_folder
 
 DEFAULT_SINCE_SECONDS = 6 * 3600
 
@@ -34,7 +34,7 @@ def resolve_kubeconfig(kubeconfig: str | None) -> str:
 
 
 def snapshot_from_cluster(kubeconfig: str, context: str | None, since_seconds: int = DEFAULT_SINCE_SECONDS,
-                          timeout: float = 30.0) -> Snapshot:
+                          timeout: float = 30.0) -> GatheredSnapshot:
     from .kube_collect import Options, collect
     folder = tempfile.mkdtemp(prefix="kueue-doctor-live-")
     atexit.register(shutil.rmtree, folder, True)

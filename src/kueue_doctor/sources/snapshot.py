@@ -15,7 +15,7 @@ from ..kueue import layout
 
 
 @dataclass
-class Snapshot:
+class GatheredSnapshot:
     """A cluster as gathered: its objects, its controller logs and what could not be collected."""
     state: ClusterState
     log_files: list[str] = field(default_factory=list)
@@ -32,14 +32,14 @@ def _looks_like_log(path: Path) -> bool:
     return name.endswith((*layout.LOG_SUFFIXES, "-logs.txt")) or "controller-manager" in name
 
 
-def load_folder(folder: str) -> Snapshot:
+def load_folder(folder: str) -> GatheredSnapshot:
     root = Path(folder)
     if not root.exists():
         raise InputError("no such file or directory", file=folder)
     if not root.is_dir():
         raise InputError("not a folder (diagnose reads a gathered snapshot folder)", file=folder)
     state = load_paths([root])
-    snap = Snapshot(state=state, origin=str(root))
+    snap = GatheredSnapshot(state=state, origin=str(root))
     for dirpath, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in sorted(files):

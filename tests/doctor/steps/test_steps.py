@@ -9,6 +9,7 @@ from kueue_doctor.doctor.steps.health import step6
 from kueue_doctor.doctor.steps.logs import step5
 from kueue_doctor.doctor.steps.rates import step3
 from kueue_doctor.doctor.steps.release import step4
+from kueue_doctor.keys import WorkloadKey
 
 from ..cluster import cluster_queue, condition, facts_of, flavor, local_queue, node, pod, workload
 
@@ -79,7 +80,7 @@ def test_step4_finds_a_gated_workload(tmp_path):
     found = violations(f)
     s, causes = step4(f, found)
     assert s.status is StepStatus.FAIL and causes[0].id is CauseId.NOT_RELEASED
-    assert found and found[0].not_running == ["ns/w"]
+    assert found and found[0].not_running == [WorkloadKey("ns", "w")]
 
 
 def test_step4_skipped_without_admitted_work_and_unknown_without_pods(tmp_path):
@@ -129,8 +130,8 @@ def test_quota_reserved_work_held_by_an_admission_check_is_not_running(tmp_path)
     w["status"]["admissionChecks"] = [{"name": "provision-gpus", "state": "Pending", "message": "waiting",
                                        "lastTransitionTime": "2026-11-30T11:30:00Z"}]
     f = facts_of(tmp_path / "s", base(w))
-    reason = f.workloads["ns/w"].not_running
+    reason = f.workloads[WorkloadKey("ns", "w")].not_running
     assert reason is not None and reason.kind == "admission-check" and "provision-gpus (Pending)" in str(reason)
     found = violations(f)
-    assert found and found[0].not_running == ["ns/w"]
+    assert found and found[0].not_running == [WorkloadKey("ns", "w")]
     assert f.queues["q"].not_released == ()    # Kueue has not admitted it: not step 4's not-released

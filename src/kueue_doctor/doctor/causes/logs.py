@@ -32,7 +32,7 @@ def log_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
             cqs = [c for c in cqs if c in facts.queues and facts.queues[c].strategy == "StrictFIFO"]
         if not cqs and cid is not CauseId.CONTROLLER_UNHEALTHY:
             continue
-        out.append(Cause(cid, Confidence.MEDIUM, cqs, list(j.get("workloads", []))[:20], j.get("summary", ""),
+        out.append(Cause(cid, Confidence.MEDIUM, cqs, f.workloads[:20], j.get("summary", ""),
                          [f"log: {j.get('summary', '')}"]
                          + [f"log: {e}" for e in (j.get("examples") or [])[:2] if isinstance(e, str)],
                          cluster_wide=cid is CauseId.CONTROLLER_UNHEALTHY))

@@ -58,7 +58,7 @@ def head_of_line(q: QueueFacts, v: Violation) -> list[Cause]:
         f"{q.name} is StrictFIFO and its head {h.key} cannot be admitted ({h.mode}); Kueue puts it back at the "
         f"front every cycle, so the {len(behind)} workload(s) behind it that fit the nominal quota are never "
         f"considered.",
-        [f"head {h.key}: {h.message}", f"waiting behind it within nominal quota: {', '.join(behind[:5])}"],
+        [f"head {h.key}: {h.message}", f"waiting behind it within nominal quota: {', '.join(map(str, behind[:5]))}"],
         f"Switch {q.name} to queueingStrategy BestEffortFIFO, or make the head admissible (smaller request, "
         f"borrowing room, or preemption while borrowing), or move it to its own queue.",
         weight=len(behind))]
