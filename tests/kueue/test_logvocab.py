@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from kueue_doctor.keys import WorkloadKey
 from kueue_doctor.kueue import logvocab as lv
 from kueue_doctor.logs import scan, scanner
 from kueue_doctor.logs.reader import decode_json
@@ -59,19 +58,19 @@ def test_the_fast_path_reads_the_writers_frequent_lines_as_json_does(log):
         assert e is not None, text
         seen.add(rec[lv.MSG])
         obj = decode_json(raw)
-        ref = lambda r: WorkloadKey(r[lv.KEY_NAMESPACE], r[lv.KEY_NAME])  # noqa: E731
+        ref = lambda r: (r[lv.KEY_NAMESPACE], r[lv.KEY_NAME])  # noqa: E731
         if kind == scanner._ONGOING:
-            assert e[2:4] == (ref(obj[lv.KEY_TARGET_WORKLOAD]), ref(obj[lv.KEY_PREEMPTING_WORKLOAD]))
+            assert e[2:6] == (*ref(obj[lv.KEY_TARGET_WORKLOAD]), *ref(obj[lv.KEY_PREEMPTING_WORKLOAD]))
             continue
-        assert e[2:4] == (obj[lv.KEY_CLUSTER_QUEUE][lv.KEY_NAME], ref(obj[lv.KEY_WORKLOAD]))
+        assert e[2:5] == (obj[lv.KEY_CLUSTER_QUEUE][lv.KEY_NAME], *ref(obj[lv.KEY_WORKLOAD]))
         if kind == scanner._REQUEUED:
             want = obj[lv.KEY_REQUEUE_REASON] or lv.REQUEUE_GENERIC
-            assert e[4] == ("skipped" if obj[lv.KEY_STATUS] == lv.STATUS_SKIPPED else want)
+            assert e[5] == ("skipped" if obj[lv.KEY_STATUS] == lv.STATUS_SKIPPED else want)
         elif kind == scanner._EVALUATED:
-            assert (e[4], e[5], e[8]) == (obj[lv.KEY_STATUS], obj[lv.KEY_REASON], obj[lv.KEY_SCHEDULING_CYCLE])
-            assert e[6] == obj.get("borrowing", 0)
+            assert (e[5], e[6], e[9]) == (obj[lv.KEY_STATUS], obj[lv.KEY_REASON], obj[lv.KEY_SCHEDULING_CYCLE])
+            assert e[7] == obj.get("borrowing", 0)
             if obj[lv.KEY_STATUS] == lv.STATUS_SKIPPED:
-                assert e[7] == obj[lv.KEY_PREEMPTED]
+                assert e[8] == obj[lv.KEY_PREEMPTED]
     assert lv.MSG_EVALUATED in seen and lv.MSG_REQUEUED in seen
 
 

@@ -129,26 +129,29 @@ def apply(ev: Evidence, tape: list) -> None:
     for e in tape:
         kind = e[0]
         if kind == _EV_ADMIT:
-            _, ts, cq, wl, conflict = e
+            _, ts, cq, ns, name, conflict = e
             if seen(ts):
+                wl = _workload(ns, name)
                 ev.admitted(ev.resolve_cq(cq, wl), wl, ts)
                 ev.conflicts += conflict
         elif kind == _DUR:
             ev._duration(e[1])
         elif kind == _EV_REQUEUE:
-            _, ts, cq, wl, reason, conflict = e
+            _, ts, cq, ns, name, reason, conflict = e
             if seen(ts):
+                wl = _workload(ns, name)
                 ev.requeued(ev.resolve_cq(cq, wl), wl, ts, reason)
                 ev.conflicts += conflict
         elif kind == _EV_EVAL:
-            _, ts, cq, wl, status, reason, borrowing, preempted, cycle, raw, conflict = e
+            _, ts, cq, ns, name, status, reason, borrowing, preempted, cycle, raw, conflict = e
             if seen(ts):
+                wl = _workload(ns, name)
                 ev.evaluated(ev.resolve_cq(cq, wl), wl, ts, status, reason, borrowing, preempted, cycle, raw)
                 ev.conflicts += conflict
         elif kind == _EV_ONGOING:
-            _, ts, target, preemptor, cycle, raw, conflict = e
+            _, ts, target_ns, target, preemptor_ns, preemptor, cycle, raw, conflict = e
             if seen(ts):
-                ev.ongoing(target, preemptor, ts, cycle, raw)
+                ev.ongoing(_workload(target_ns, target), _workload(preemptor_ns, preemptor), ts, cycle, raw)
                 ev.conflicts += conflict
         elif kind == _FEED:
             ev.feed(e[1], e[2])
@@ -279,9 +282,11 @@ _SKIPPED = STATUS_SKIPPED.encode()
 _STATUS_LEN, _BORROWING_LEN = len(_STATUS), len(_LEVEL_BORROWING)
 
 
-def _workload(name: bytes, ns: bytes) -> WorkloadKey | None:
-    """signatures.workload_key of a reference the fast path matched (it has no escapes)."""
-    return WorkloadKey(ns.decode(), name.decode()) if ns and name else None
+def _workload(ns: str, name: str) -> WorkloadKey | None:
+    """signatures.workload_key of a reference the fast path cut out (it has no escapes). The tape
+    carries the two strings and ``apply`` makes the key: a key is a class instance, which costs
+    several times a string to pickle from a worker and to unpickle."""
+    return WorkloadKey(ns, name) if ns and name else None
 
 
 def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
@@ -395,12 +400,12 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
         return None
     ts = _ts(g[1])
     if kind == _ADMITTED:
-        return (_EV_ADMIT, ts, g[5].decode(), _workload(g[3], g[4]))
+        return (_EV_ADMIT, ts, g[5].decode(), g[4].decode(), g[3].decode())
     if kind == _REQUEUED:
         # a head skipped in its cycle is re-queued FailedAfterNomination with status "skipped":
         # it waits on another head's preemption, it is not a head that cannot fit
         reason = SKIPPED if g[7] == _SKIPPED else (g[6].decode() or REQUEUE_GENERIC)
-        return (_EV_REQUEUE, ts, g[5].decode(), _workload(g[3], g[4]), reason)
+        return (_EV_REQUEUE, ts, g[5].decode(), g[4].decode(), g[3].decode(), reason)
     cycle = None if g[2] is None else int(g[2])
     if kind == _EVALUATED:
         status = g[6].decode()
@@ -417,6 +422,6 @@ def _fast(line: bytes, kind: int, window: bool) -> tuple | None:
                         preempted = json.loads(extra[tail + len(_PREEMPTED_TAIL):].rstrip()[:-1])
                     except ValueError:
                         pass
-        return (_EV_EVAL, ts, g[5].decode(), _workload(g[3], g[4]), status, g[7].decode(), borrowing,
+        return (_EV_EVAL, ts, g[5].decode(), g[4].decode(), g[3].decode(), status, g[7].decode(), borrowing,
                 preempted, cycle, line if status == STATUS_SKIPPED else b"")
-    return (_EV_ONGOING, ts, _workload(g[3], g[4]), _workload(g[5], g[6]), cycle, line)
+    return (_EV_ONGOING, ts, g[4].decode(), g[3].decode(), g[6].decode(), g[5].decode(), cycle, line)
