@@ -1,7 +1,6 @@
 """doctor/capacity: nominal quota against the capacity of the nodes a flavor selects."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,10 +20,10 @@ from kueue_doctor.doctor.capacity import (
 from kueue_doctor.doctor.findings import CauseId
 from kueue_doctor.sources.snapshot import load_folder
 
+from ..paths import INCIDENTS
+
 KUEUE = "kueue.x-k8s.io/v1beta2"
 GPU = "nvidia.com/gpu"
-INCIDENTS = Path(__file__).resolve().parents[2] / "examples" / "incidents"
-
 
 # -- hand-made objects, read through the real loader -------------------------------------------
 

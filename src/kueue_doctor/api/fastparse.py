@@ -4,7 +4,7 @@ It reads the common, well-formed shape straight from the decoded dict. Anything 
 shape (a field of an unexpected type, node affinity, init containers, ...) makes it give up
 (``None``) and the careful parser in parse.py runs instead, which is also what words every
 error. For the inputs it accepts it builds exactly what the careful parser builds
-(tests/test_fastparse.py compares both on every Workload in the repository).
+(tests/api/test_fastparse.py compares both on every Workload in the repository).
 """
 from __future__ import annotations
 

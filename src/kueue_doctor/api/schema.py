@@ -307,7 +307,7 @@ def prepare(node: Any, kind: str, path: str = "") -> Any:
 # loading 100,000 of them. Nearly every object is valid, so each schema is also compiled
 # into nested closures that only answer "valid or not" with the same keyword functions,
 # and jsonschema runs only to describe an object the closures rejected. The two never
-# disagree on the test corpus (tests/test_broken_inputs.py checks); if they did,
+# disagree on the test corpus (tests/api/test_schema.py checks); if they did,
 # jsonschema would win (see ``first_error``).
 
 _PY_TYPES: dict[str, type | tuple[type, ...]] = {
