@@ -59,7 +59,7 @@ Decisions (each shows in the facts, so a reader can undo it):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from itertools import combinations
 
@@ -120,8 +120,29 @@ class NodeCapacity:
     taint: str = ""      # the untolerated taint, for TAINTED nodes ("key=value:Effect")
 
 
+class _Promise:
+    """What follows from a promise (``nominal_total``) against the Ready nodes behind it."""
+    __slots__ = ()
+    nominal_total: int
+    reserved_total: int
+    ready_capacity: int
+
+    @property
+    def misconfigured(self) -> bool:
+        return self.nominal_total > self.ready_capacity
+
+    @property
+    def shortfall(self) -> int:
+        return max(0, self.nominal_total - self.ready_capacity)
+
+    @property
+    def binding(self) -> bool:
+        """Kueue has already reserved as much as the Ready nodes hold: more admitted work cannot run."""
+        return self.misconfigured and self.reserved_total >= self.ready_capacity
+
+
 @dataclass(frozen=True, slots=True)
-class FlavorCapacity:
+class FlavorCapacity(_Promise):
     """What is promised on one (flavor, resource) and what the flavor's nodes can hold."""
     flavor: str
     resource: str
@@ -142,16 +163,6 @@ class FlavorCapacity:
     cordoned_nodes: tuple[str, ...]
     tainted_nodes: tuple[str, ...]
     shared_with: tuple[str, ...]           # other flavors with quota for the resource on some same node
-    misconfigured: bool                    # nominal_total > ready_capacity
-
-    @property
-    def shortfall(self) -> int:
-        return max(0, self.nominal_total - self.ready_capacity)
-
-    @property
-    def binding(self) -> bool:
-        """Kueue has already reserved as much as the Ready nodes hold: more admitted work cannot run."""
-        return self.misconfigured and self.reserved_total >= self.ready_capacity
 
     @property
     def cluster_queues(self) -> tuple[str, ...]:
@@ -160,7 +171,7 @@ class FlavorCapacity:
 
 
 @dataclass(frozen=True, slots=True)
-class OverlapCapacity:
+class OverlapCapacity(_Promise):
     """Flavors sharing nodes for one resource; the numbers are those of the ``tightest`` subset."""
     resource: str
     flavors: tuple[str, ...]               # the flavors connected through shared nodes
@@ -172,15 +183,6 @@ class OverlapCapacity:
     ready_capacity: int                    # READY nodes any flavor of ``tightest`` may use (each counted once)
     doubtful_capacity: int
     exhaustive: bool                       # every connected subset was checked
-    misconfigured: bool                    # nominal_total > ready_capacity for ``tightest``
-
-    @property
-    def shortfall(self) -> int:
-        return max(0, self.nominal_total - self.ready_capacity)
-
-    @property
-    def binding(self) -> bool:
-        return self.misconfigured and self.reserved_total >= self.ready_capacity
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +240,7 @@ def capacity_facts(state: ClusterState, snapshot: QuotaSnapshot | None = None) -
         neighbours = {f: tuple(sorted(g for g in facts if g != f and sel[f] & sel[g])) for f in facts}
         for f, fc in facts.items():
             if neighbours[f]:
-                per_flavor[(f, resource)] = _with_shared(fc, neighbours[f])
+                per_flavor[(f, resource)] = replace(fc, shared_with=neighbours[f])
         for group in _components(neighbours):
             if len(group) >= 2:
                 overlaps.append(_overlap_fact(resource, group, {f: per_flavor[(f, resource)] for f in group},
@@ -344,15 +346,7 @@ def _flavor_fact(fname: str, resource: str, flavor: o.ResourceFlavor | None, sha
         total_capacity=sum(c.amount for c in caps), nodes=tuple(caps),
         ready_nodes=_names(caps, NodeState.READY), not_ready_nodes=_names(caps, NodeState.NOT_READY),
         ready_unknown_nodes=_names(caps, NodeState.READY_UNKNOWN), cordoned_nodes=_names(caps, NodeState.CORDONED),
-        tainted_nodes=_names(caps, NodeState.TAINTED), shared_with=(), misconfigured=nominal > ready)
-
-
-def _with_shared(fc: FlavorCapacity, shared: tuple[str, ...]) -> FlavorCapacity:
-    return FlavorCapacity(
-        fc.flavor, fc.resource, fc.flavor_found, fc.selects_all_nodes, fc.node_labels, fc.nominal_total,
-        fc.nominal_active, fc.quotas, fc.reserved_total, fc.ready_capacity, fc.doubtful_capacity,
-        fc.total_capacity, fc.nodes, fc.ready_nodes, fc.not_ready_nodes, fc.ready_unknown_nodes,
-        fc.cordoned_nodes, fc.tainted_nodes, shared, fc.misconfigured)
+        tainted_nodes=_names(caps, NodeState.TAINTED), shared_with=())
 
 
 def _components(neighbours: dict[str, tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -422,7 +416,7 @@ def _overlap_fact(resource: str, group: tuple[str, ...], facts: dict[str, Flavor
         nominal_active=sum(f.nominal_active for f in tf), reserved_total=sum(f.reserved_total for f in tf),
         ready_capacity=ready,
         doubtful_capacity=_union(tf, (NodeState.READY, NodeState.TAINTED, NodeState.READY_UNKNOWN)) - ready,
-        exhaustive=exhaustive, misconfigured=nominal > ready)
+        exhaustive=exhaustive)
 
 
 # -- cause candidates -------------------------------------------------------------------------
