@@ -83,7 +83,7 @@ def test_stale_log_signature_is_not_evidence():
     snap = load_folder(str(folder))
     fresh = diagnose(snap)
     assert any(e.startswith("log:") for e in fresh.causes[0].evidence)
-    later = diagnose(load_folder(str(folder)), now=fresh.context.now + timedelta(hours=2))
+    later = diagnose(load_folder(str(folder)), now=fresh.facts.now + timedelta(hours=2))
     hol = next(c for c in later.causes if c.id == "head-of-line-blocking")
     assert hol.confidence == "high"  # the queue is still blocked: the engine says so
     assert not any(e.startswith("log:") for e in hol.evidence)

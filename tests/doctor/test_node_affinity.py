@@ -68,8 +68,6 @@ def test_the_allowed_flavors_annotation_excludes_flavors(tmp_path):
     objs = cluster()
     behind = workload("research", "small-any", "main", 8, created="2026-11-30T11:10:00Z")
     behind["metadata"]["annotations"] = {"kueue.x-k8s.io/workload-allowed-resource-flavors": "b300"}
-    gates = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration"}
-    del gates
     code, d = diagnose(tmp_path, [*objs, behind])
     # the annotation only takes effect with the ConcurrentAdmission gate (off by default)
     assert code == 3 and d["violations"][0]["pendingWorkloads"] == ["research/small-any"]

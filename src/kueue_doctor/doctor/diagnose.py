@@ -45,10 +45,6 @@ class Diagnosis:
             return Verdict.UNKNOWN
         return Verdict.VIOLATION if self.violations else Verdict.NO_VIOLATION
 
-    @property
-    def context(self) -> Facts:   # the name callers used before facts existed
-        return self.facts
-
     def to_json(self) -> dict[str, Any]:
         f = self.facts
         return {"kueueVersion": f.version,

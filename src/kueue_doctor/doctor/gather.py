@@ -243,9 +243,8 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
         if w.status.admission is not None and w.is_true("QuotaReserved"):
             routed = w.status.admission.cluster_queue
         else:
-            queued_to = model.queues.local_queues.get((ns, w.queue_name)) or ""
-            routed = queued_to or (state.local_queues[(ns, w.queue_name)].cluster_queue
-                        if (ns, w.queue_name) in state.local_queues else "")
+            lq = state.local_queues.get((ns, w.queue_name))
+            routed = lq.cluster_queue if lq is not None else ""
         nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
         if nr is None and st is WorkloadState.ADMITTED and not pods and job is None and state.jobs:
             nr = orphan_reason(w, state)

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from ..engine.quota import FR
+from ..engine.workload import WorkloadInfo
 from ..keys import WorkloadKey
 
 DEFAULT_MIN_WAIT = timedelta(minutes=5)
@@ -46,10 +47,11 @@ class QueueGuarantee:
     def violated(self) -> bool:
         return bool(self.violating or self.not_running)
 
-    def violated_resources(self, usage_of: Mapping[WorkloadKey, Mapping[FR, int]]) -> list[FR]:
+    def violated_resources(self, admitted: Mapping[WorkloadKey, WorkloadInfo]) -> list[FR]:
         """The (flavor, resource) pairs the violation is on: those pending work that fits would
-        take, else those the admitted-but-not-running work holds (``usage_of``: key -> usage)."""
+        take, else those the admitted-but-not-running work holds (``admitted``: the queue's
+        admitted workloads, as ClusterQueueSnapshot.workloads holds them)."""
         frs = {fr for fr, v in self.pending_fits.items() if v}
         if not frs:
-            frs = {fr for k in self.not_running for fr in usage_of.get(k, {})}
+            frs = {fr for k in self.not_running if k in admitted for fr in admitted[k].usage}
         return sorted(frs)

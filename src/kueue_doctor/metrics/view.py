@@ -12,7 +12,6 @@ from datetime import datetime
 
 from ..api import objects as o
 from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, count_slots, pod_needs
-from ..engine.quota import FR
 from ..engine.snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from ..engine.workload import WorkloadInfo
 from ..guarantee import QueueGuarantee
@@ -60,10 +59,7 @@ def guarantee_rows(view: View, cqs: dict[str, ClusterQueueSnapshot], guarantees:
         g = guarantees.get(name)
         if g is None:
             continue
-        frs: set[FR] = set()
-        if g.violated:
-            frs = {fr for fr, v in g.pending_fits.items() if v} or {
-                fr for k in g.not_running if k in cq.workloads for fr in cq.workloads[k].usage}
+        frs = set(g.violated_resources(cq.workloads)) if g.violated else set()
         for fr in sorted(set(cq.node.quotas) | frs):
             key = (name, fr[0], fr[1])
             view.violation[key] = int(fr in frs)

@@ -33,8 +33,7 @@ def violations(facts: Facts) -> list[Violation]:
     for q in facts.violating():
         g = q.guarantee
         cq = facts.model.snapshot.cluster_queues.get(q.name) or facts.model.snapshot.inactive.get(q.name)
-        usage = {k: wi.usage for k, wi in cq.workloads.items()} if cq is not None else {}
-        frs = g.violated_resources(usage)
+        frs = g.violated_resources(cq.workloads if cq is not None else {})
         out.append(Violation(q.name, {fr: ResourceFigures(g.nominal.get(fr, 0), g.reserved.get(fr, 0),
                                                           g.pending_fits.get(fr, 0)) for fr in frs},
                              list(g.violating + g.not_running), g.since, list(g.not_running)))
