@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..guarantee import Evaluator
@@ -31,6 +31,7 @@ class Recorder:
         self.last_violated: dict[str, bool] = {}
         self._primary_cache: dict[str, tuple[str, int]] = {}
         self.evaluator: Evaluator | None = None
+        self.times: dict[float, datetime] = {}   # sim.dt of waiting-since times, for observations
         self.usage_level: dict[str, float] = defaultdict(float)
         self.usage_area: dict[str, float] = defaultdict(float)
         self.usage_t: dict[str, float] = {}
@@ -106,7 +107,7 @@ class Recorder:
         now = sim.dt(t)
         if self.evaluator is None:
             self.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=sim.settings.min_wait))
-        for name, obs in observations(sim).items():
+        for name, obs in observations(sim, times=self.times).items():
             g = self.evaluator.evaluate(obs, now)
             res = primary_resource(sorted({fr[1] for fr in obs.cluster_queue.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)

@@ -2,7 +2,6 @@
 queue order, and admitted work whose pods do not run yet, with the simulator's own clock."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -14,19 +13,18 @@ if TYPE_CHECKING:  # pragma: no cover
 RESERVED = "reserved"   # sim.simulator's state for admitted work that does not run yet
 
 
-def _clock(sim: Simulator) -> Callable[[float], datetime]:
-    """sim.dt, remembered per simulated time: a sample asks for the same few times again and again."""
-    cache: dict[float, datetime] = sim.__dict__.setdefault("_observe_clock", {})
+def observations(sim: Simulator, include_inactive: bool = False,
+                 times: dict[float, datetime] | None = None) -> dict[str, QueueObservation]:
+    """``times``: sim.dt already computed, kept by a caller that samples often (the same few
+    waiting-since times come back at every sample)."""
+    times = {} if times is None else times
 
     def at(t: float) -> datetime:
-        d = cache.get(t)
+        d = times.get(t)
         if d is None:
-            d = cache[t] = sim.dt(t)
+            d = times[t] = sim.dt(t)
         return d
-    return at
 
-
-def observations(sim: Simulator, include_inactive: bool = False) -> dict[str, QueueObservation]:
     esnap = sim.model.snapshot
     cqs = {**esnap.cluster_queues, **esnap.inactive} if include_inactive else dict(esnap.cluster_queues)
     not_running: dict[str, list[NotRunning]] = {name: [] for name in cqs}
@@ -38,7 +36,6 @@ def observations(sim: Simulator, include_inactive: bool = False) -> dict[str, Qu
                 not_running[sw.cluster_queue].append(NotRunning(
                     wi, sim.dt(sw.waiting_since), "not released to Kubernetes" if gated else "pods not running"))
     out = {}
-    at = _clock(sim)
     workloads = sim.workloads
     for name, cq in cqs.items():
         pending = [Waiting(wi, at(workloads[wi.key].waiting_since))
