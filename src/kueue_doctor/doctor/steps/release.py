@@ -12,16 +12,14 @@ VICTIM_SLOW = timedelta(minutes=2)
 
 def step4(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
     state = facts.state
-    admitted = sum(1 for w in facts.workloads.values()
-                   if w.state in (WorkloadState.ADMITTED, WorkloadState.EVICTED_HOLDING_QUOTA))
-    step = Step(4, "Release to Kubernetes", read={"admittedWorkload": admitted, "Pod": len(state.pods),
+    admitted_wfs = [w for w in facts.workloads.values()
+                    if w.state in (WorkloadState.ADMITTED, WorkloadState.EVICTED_HOLDING_QUOTA)]
+    step = Step(4, "Release to Kubernetes", read={"admittedWorkload": len(admitted_wfs), "Pod": len(state.pods),
                                                   "Job": len(state.jobs)})
-    if admitted == 0:
+    if not admitted_wfs:
         step.status = StepStatus.SKIPPED
         step.summary = "no admitted workload to check"
         return step, []
-    admitted_wfs = [w for w in facts.workloads.values()
-                    if w.state in (WorkloadState.ADMITTED, WorkloadState.EVICTED_HOLDING_QUOTA)]
     known = [w for w in admitted_wfs if w.pods or w.job is not None or w.not_running is not None]
     step.read["admittedWorkloadWithPodsOrJob"] = len(known)
     if not known:
