@@ -102,3 +102,27 @@ def test_equality_is_by_value_not_format():
     assert Quantity.parse("1Ki") == Quantity.parse("1024")
     assert hash(Quantity.parse("1k")) == hash(Quantity.parse("1e3"))
     assert Quantity.parse("500m") < Quantity.parse("1")
+
+
+@pytest.mark.parametrize(("resource", "amount", "unit", "text"), [
+    ("memory", 1440 << 30, None, "1.4Ti"),
+    ("memory", 1474560 << 20, None, "1.4Ti"),      # the same amount written in Mi reads the same
+    ("memory", 512 << 20, None, "512Mi"),
+    ("memory", 512 << 20, "Gi", "0.5Gi"),          # a column's unit, chosen by its largest value
+    ("memory", 100, None, "100"),
+    ("cpu", 128000, None, "128"),
+    ("cpu", 1500, None, "1.5"),
+    ("cpu", 500, None, "500m"),
+    ("cpu", 0, None, "0"),
+    ("nvidia.com/gpu", 24, None, "24"),
+])
+def test_human_amounts(resource, amount, unit, text):
+    from kueue_doctor.api.quantity import human_amount
+    assert human_amount(resource, amount, unit) == text
+
+
+def test_a_column_takes_the_unit_of_its_largest_value():
+    from kueue_doctor.api.quantity import human_amount, human_unit
+    values = [5760 << 30, 1440 << 30, 2880 << 30]
+    unit = human_unit("memory", max(values))
+    assert [human_amount("memory", v, unit) for v in values] == ["5.6Ti", "1.4Ti", "2.8Ti"]

@@ -301,3 +301,14 @@ def test_the_release_model_imports_only_the_standard_library_and_errors():
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     assert alias.name.split(".")[0] in sys.stdlib_module_names, f"{path.name}: {alias.name}"
+
+
+def test_a_release_with_a_gated_fix_turned_off_is_told_to_turn_it_on():
+    from kueue_doctor.kueue.bugs import release_notes
+    (note,) = [n for n in release_notes(release_for("v0.18.4"), False) if "#6143" in n]
+    assert "has the fix" in note and "FastQuotaReleaseInPodIntegration=true" in note
+    assert "fixed in" not in note            # not "fixed in v0.17.0" on a v0.18.4 cluster
+    (old,) = [n for n in release_notes(release_for("v0.13.2"), False) if "#6143" in n]
+    assert "carries the bug" in old and "fixed in v0.17.0" in old
+    on = release_for("v0.18.4", {"FastQuotaReleaseInPodIntegration": True})
+    assert not [n for n in release_notes(on, False) if "#6143" in n]

@@ -181,3 +181,38 @@ def amount_to_quantity(resource: str, amount: int) -> Quantity:
 
 def format_amount(resource: str, amount: int) -> str:
     return str(amount_to_quantity(resource, amount))
+
+
+_HUMAN_BINARY = (("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def is_bytes(resource: str) -> bool:
+    return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+
+
+def human_unit(resource: str, largest: int) -> str:
+    """The unit a column of ``resource`` amounts is printed in, chosen by its largest amount so
+    that the whole column reads in one unit (``human_amount(..., unit=)``)."""
+    if is_bytes(resource):
+        return next((u for u, size in _HUMAN_BINARY if largest >= size), "")
+    if resource == "cpu":
+        return "" if largest >= 1000 or largest == 0 else "m"
+    return ""
+
+
+def human_amount(resource: str, amount: int, unit: str | None = None) -> str:
+    """A Kueue amount (millicores for cpu, bytes for memory, units otherwise) as people read
+    it: ``1.4Ti``, ``128``, ``500m``, ``1.5``. Lossy by design (one decimal); JSON keeps the
+    exact quantity."""
+    unit = human_unit(resource, amount) if unit is None else unit
+    if is_bytes(resource):
+        size = dict(_HUMAN_BINARY).get(unit, 1)
+        return _one_decimal(amount / size) + unit
+    if resource == "cpu":
+        return f"{amount}m" if unit == "m" else _one_decimal(amount / 1000)
+    return str(amount)
+
+
+def _one_decimal(x: float) -> str:
+    text = f"{x:.1f}"
+    return text[:-2] if text.endswith(".0") else text

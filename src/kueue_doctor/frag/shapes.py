@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..api.quantity import human_amount
 from ..engine.nodes import GPU_MILLI, NO_PLACEMENT, NO_TERMS, NodeInfo, NodeTerms, Placement, PodNeeds, admits
 
 __all__ = ["GPU_MILLI", "NodeShape", "PodShape", "eligible", "parse_models", "selector_key"]
@@ -90,7 +91,9 @@ class PodShape:
         else:
             gpu = f"{self.gpus} GPU"
         where = f" on {'|'.join(sorted(self.models))}" if self.models else ""
-        return f"{gpu}{where}, {self.cpu}m CPU, {self.mem}Mi"
+        cpu = human_amount("cpu", self.cpu)
+        mem = human_amount("memory", self.mem << 20)
+        return f"{gpu}{where}, {cpu} CPU, {mem} memory"
 
 
 def selector_key(pod: PodShape) -> tuple:

@@ -25,6 +25,7 @@ class KnownBug:
     issues: tuple[int, ...]       # upstream issue numbers, the main one first
     fixed_in: str
     affected: Callable[[KueueRelease], bool]
+    gate: str | None = None       # the fix ships behind this feature gate (off by default)
 
     @property
     def issue(self) -> str:
@@ -44,7 +45,7 @@ def _gated_fix(gate: str, pr: int) -> str:
 BUGS: tuple[KnownBug, ...] = (
     KnownBug("slow-preemption-release", "pod-group quota held while preempted pods terminate", (6143,),
              _gated_fix("FastQuotaReleaseInPodIntegration", 8992),
-             lambda r: not r.fast_pod_release),
+             lambda r: not r.fast_pod_release, gate="FastQuotaReleaseInPodIntegration"),
     KnownBug("stuck-preemption-target",
              "a pod stuck terminating keeps its quota and blocks every head targeting it", (6488, 6757),
              STUCK_POD_FIX.text, lambda r: not r.stuck_pod_fix),
@@ -76,7 +77,16 @@ def release_notes(release: KueueRelease | None, fair_sharing: bool) -> list[str]
     for b in BUGS:
         if b.cause == "drs-rounding" and not fair_sharing:
             continue   # DRS is only computed under fair sharing: the bug cannot bite
-        if b.affected(release):
+        if not b.affected(release):
+            continue
+        if b.gate and release.version >= GATES[b.gate].introduced:
+            # the release has the fix but runs with its gate off: "fixed in <older>" would read
+            # as a contradiction
+            g = GATES[b.gate]
+            notes.append(f"Kueue {release.label} has the fix for '{b.title}' ({b.issue}) but runs with it off: "
+                         f"turn on the feature gate {b.gate}=true ({g.specs[0].stage or ''} since "
+                         f"{g.introduced.label}, off by default).")
+        else:
             notes.append(f"Kueue {release.label} carries the bug '{b.title}' ({b.issue}); "
                          f"fixed in {b.fixed_in}.")
     return notes

@@ -33,12 +33,14 @@ def resolve_kubeconfig(kubeconfig: str | None) -> str:
     raise InputError("no kubeconfig: pass --kubeconfig, set KUBECONFIG or create ~/.kube/config")
 
 
-def snapshot_from_cluster(kubeconfig: str, context: str | None, since_seconds: int = DEFAULT_SINCE_SECONDS,
-                          timeout: float = 30.0) -> GatheredSnapshot:
+def snapshot_from_cluster(kubeconfig: str | None, context: str | None, since_seconds: int = DEFAULT_SINCE_SECONDS,
+                          timeout: float = 30.0, in_cluster: bool = False) -> GatheredSnapshot:
     from .kube_collect import Options, collect
     folder = tempfile.mkdtemp(prefix="kueue-doctor-live-")
     atexit.register(shutil.rmtree, folder, True)
     try:
+        if in_cluster:
+            raise InputError("--in-cluster is not supported yet")
         collect(resolve_kubeconfig(kubeconfig), context, Path(folder), Options(since_seconds=since_seconds),
                 timeout=timeout)
     except BaseException:

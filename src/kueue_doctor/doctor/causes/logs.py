@@ -1,6 +1,7 @@
 """Causes the controller log shows on its own (medium confidence), while they are current."""
 from __future__ import annotations
 
+from ...logs.brief import brief
 from ..facts import Facts
 from ..findings import Cause, CauseId, Confidence, Violation
 
@@ -34,6 +35,6 @@ def log_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
             continue
         out.append(Cause(cid, Confidence.MEDIUM, cqs, f.workloads[:20], j.get("summary", ""),
                          [f"log: {j.get('summary', '')}"]
-                         + [f"log: {e}" for e in (j.get("examples") or [])[:2] if isinstance(e, str)],
+                         + [f"log: {brief(e)}" for e in (j.get("examples") or [])[:2] if isinstance(e, str)],
                          cluster_wide=cid is CauseId.CONTROLLER_UNHEALTHY))
     return out

@@ -1,6 +1,7 @@
 """Step 5: the controller log's known failure signatures (logs/)."""
 from __future__ import annotations
 
+from ...logs.brief import brief
 from ..facts import Facts
 from ..findings import Step, StepStatus
 
@@ -22,7 +23,7 @@ def step5(facts: Facts) -> Step:
         j = f.to_json()
         step.evidence.append(f"{f.id}: {j.get('summary', '')}")
         for ex in (j.get("examples") or [])[:2]:
-            step.evidence.append(f"  {ex}")
+            step.evidence.append(f"  {brief(ex)}")
     step.status = StepStatus.FAIL if logs.findings else StepStatus.PASS
     step.summary = (f"{len(logs.findings)} known signature(s) in {logs.parsed} parsed log lines: "
                     + ", ".join(f.id for f in logs.findings)) if logs.findings else \
