@@ -110,6 +110,7 @@ def test_equality_is_by_value_not_format():
     ("memory", 512 << 20, None, "512Mi"),
     ("memory", 512 << 20, "Gi", "0.5Gi"),          # a column's unit, chosen by its largest value
     ("memory", 100, None, "100"),
+    ("memory", 0, "Ti", "0"),
     ("cpu", 128000, None, "128"),
     ("cpu", 1500, None, "1.5"),
     ("cpu", 500, None, "500m"),

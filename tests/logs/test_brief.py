@@ -44,3 +44,8 @@ def test_error_level_and_big_blobs():
 
 def test_other_text_comes_back_as_it_is():
     assert brief("not a log line at all") == "not a log line at all"
+
+
+def test_keys_the_reader_knows_are_left_out():
+    assert "workload=" not in brief(ZAP, omit=("workload",))
+    assert "clusterQueue=perception" in brief(ZAP, omit=("workload",))

@@ -205,6 +205,8 @@ def human_amount(resource: str, amount: int, unit: str | None = None) -> str:
     it: ``1.4Ti``, ``128``, ``500m``, ``1.5``. Lossy by design (one decimal); JSON keeps the
     exact quantity."""
     unit = human_unit(resource, amount) if unit is None else unit
+    if amount == 0:
+        return "0"
     if is_bytes(resource):
         size = dict(_HUMAN_BINARY).get(unit, 1)
         return _one_decimal(amount / size) + unit

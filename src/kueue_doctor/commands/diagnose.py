@@ -1,7 +1,6 @@
-"""``kueue-doctor diagnose``: the six-step recipe over a gathered folder."""
+"""``kueue-doctor diagnose``: the six-step recipe over a gathered folder or a live cluster."""
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime, timedelta
 
@@ -9,9 +8,11 @@ import click
 
 from ..duration import duration
 from ..errors import InputError
+from .output import EXIT_FOUND, EXIT_OK, EXIT_UNKNOWN, Output, fail_on_option, output_options, write_file
+from .progress import phase
+from .source import load_source, source_options
 
-EXIT_VIOLATION = 3
-EXIT_UNKNOWN = 4
+KIND = "Diagnosis"
 
 
 def parse_min_wait(text: str) -> timedelta:
@@ -30,103 +31,63 @@ def parse_now(text: str | None) -> datetime | None:
     return t
 
 
-def load_source(folder: str | None, kubeconfig: str | None, context: str | None):
-    if folder and kubeconfig:
-        raise InputError("give a snapshot folder or --kubeconfig, not both")
-    if kubeconfig:
-        from ..sources.live import snapshot_from_cluster
-        return snapshot_from_cluster(kubeconfig, context)
-    if not folder:
-        raise InputError("give a snapshot folder (see `kueue-doctor collect`) or --kubeconfig")
-    from ..sources.snapshot import load_folder
-    return load_folder(folder)
-
-
-def render_text(d) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    console = Console()
-    j = d.to_json()
-    console.print(f"[bold]Kueue {j['kueueVersion'] or '(version unknown)'}[/bold], snapshot at {j['snapshotTime']}")
-    if j["violations"]:
-        t = Table("ClusterQueue", "resource", "nominal", "reserved", "pending that fits", "waiting", "since",
-                  title="Guarantee violations", title_justify="left")
-        for v in j["violations"]:
-            for r, q in v["resources"].items():
-                t.add_row(v["clusterQueue"], r, q["nominal"], q["reserved"], q["pendingThatFits"],
-                          str(len(v["pendingWorkloads"])), v["since"] or "-")
-        console.print(t)
-    elif j["verdict"] == "unknown":
-        console.print(f"[yellow]Guarantee violations: unknown[/yellow] - {j['steps'][0]['summary']}",
-                      highlight=False, soft_wrap=True)
-    else:
-        console.print("[green]No guarantee violation.[/green]")
-    for s in j["steps"]:
-        color = {"pass": "green", "fail": "red", "unknown": "yellow", "skipped": "dim"}[s["status"]]
-        console.print(f"[{color}]{s['step']}. {s['name']}: {s['status'].upper()}[/{color}] - {s['summary']}")
-        for e in s["evidence"][:8]:
-            console.print(f"     {e}", highlight=False, soft_wrap=True)
-        if len(s["evidence"]) > 8:
-            console.print(f"     ... {len(s['evidence']) - 8} more")
-    for i, c in enumerate(j["causes"], 1):
-        console.print(f"[bold]Cause {i}: {c['id']}[/bold] ({c['confidence']} confidence; "
-                      f"{', '.join(c['clusterQueues']) or 'cluster-wide'})")
-        console.print(f"   {c['summary']}", soft_wrap=True)
-        for e in c["evidence"][:5]:
-            console.print(f"   - {e}", highlight=False, soft_wrap=True)
-        if c["remedy"]:
-            console.print(f"   [italic]Remedy:[/italic] {c['remedy']}", soft_wrap=True)
-    for w in j.get("warnings", []):
-        console.print(f"[yellow]Warning: {w['id']}[/yellow] ({w['confidence']} confidence) {w['summary']}",
-                      soft_wrap=True, highlight=False)
-    for n in j["releaseNotes"]:
-        console.print(f"[yellow]Note:[/yellow] {n}", soft_wrap=True)
-    for n in j.get("collectionGaps", []):
-        console.print(f"[yellow]Not collected:[/yellow] {n}", soft_wrap=True, highlight=False)
+min_wait_option = click.option("--min-wait", default="5m", show_default=True, metavar="DURATION",
+                               help="How long work that fits the nominal quota may wait (Go duration: 5m, 1h30m).")
+now_option = click.option("--now", "now_text", metavar="RFC3339",
+                          help="When the objects were gathered (default: manifest.json, else the last log line, "
+                               "else the newest object timestamp).")
 
 
 @click.command("diagnose")
 @click.argument("folder", required=False, type=click.Path())
-@click.option("--kubeconfig", type=click.Path(), help="Diagnose a live cluster (read-only).")
-@click.option("--context", "kube_context", help="kubeconfig context.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text")
-@click.option("--output", "-o", type=click.Path(), help="Write the report here (html defaults to stdout).")
-@click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
-@click.option("--now", "now_text", metavar="RFC3339",
-              help="When the objects were gathered (default: manifest.json, else the last log line, else the "
-                   "newest object timestamp).")
-def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, fmt: str,
-            output: str | None, min_wait: str, now_text: str | None) -> None:
+@source_options
+@output_options(html=True)
+@click.option("--format", "legacy_format", type=click.Choice(["text", "json", "html"]), hidden=True)
+@fail_on_option(("never", "violation", "cause"), "cause",
+                "Exit 1 when a guarantee violation (violation), or a violation or any cause (cause), is found.")
+@click.option("--top", default=12, show_default=True, type=click.IntRange(min=1),
+              help="ClusterQueues charted in the HTML report, worst first.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the raw controller log lines behind the evidence.")
+@min_wait_option
+@now_option
+def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output,
+            html: str | None, legacy_format: str | None, fail_on: str, top: int, verbose: bool, min_wait: str,
+            now_text: str | None) -> None:
     """Run the six-step diagnosis on a gathered snapshot FOLDER (kubectl get -o yaml dumps and
-    controller logs, or `kueue-doctor collect`): guarantee violations, fragmentation, admission
-    rates, release to Kubernetes, log signatures, system health, and the likely causes."""
+    controller logs, or `kueue-doctor collect`), or on the live cluster when no FOLDER is given:
+    guarantee violations, fragmentation, admission rates, release to Kubernetes, log signatures,
+    system health, and the likely causes.
+
+    Exit status: 0 healthy, 1 a violation or a cause found (--fail-on), 2 bad input,
+    3 not enough data to decide.
+    """
     from ..doctor.diagnose import diagnose
-    snap = load_source(folder, kubeconfig, kube_context)
-    d = diagnose(snap, parse_min_wait(min_wait), parse_now(now_text))
-    emit(d, fmt, output)
-    sys.exit(exit_status(d))
+    if legacy_format == "html":
+        html = html or out.file or "-"
+        out = Output("text", None)
+    elif legacy_format:
+        out = Output(legacy_format, out.file)
+    snap = load_source(folder, kubeconfig, kube_context, in_cluster)
+    with phase("diagnosing"):
+        d = diagnose(snap, parse_min_wait(min_wait), parse_now(now_text))
+    if html:
+        from ..report.doctor_html import render
+        write_file(html, render(d) + "\n")
+        if html == "-":
+            sys.exit(exit_status(d, fail_on))
+    from ..report.diagnosis_text import render as render_text
+    out.emit(KIND, d.to_json(), lambda con, wide: render_text(con, d, wide, verbose))
+    sys.exit(exit_status(d, fail_on))
 
 
-def exit_status(d) -> int:
-    """0 no violation, 3 a guarantee violation, 4 cannot tell (docs/doctor.md, "Exit status")."""
+def exit_status(d, fail_on: str = "cause") -> int:
+    """docs/cli.md, "Exit status"."""
     from ..doctor.findings import Verdict
     if d.verdict is Verdict.UNKNOWN:
-        click.echo(f"kueue-doctor diagnose: {d.steps[0].summary}", err=True)
+        click.echo(f"kueue-doctor diagnose: cannot tell: {d.steps[0].summary}", err=True)
         return EXIT_UNKNOWN
-    return EXIT_VIOLATION if d.verdict is Verdict.VIOLATION else 0
-
-
-def emit(d, fmt: str, output: str | None) -> None:
-    if fmt == "json":
-        text = json.dumps(d.to_json(), indent=2)
-    elif fmt == "html":
-        from ..report.doctor_html import render
-        text = render(d)
-    else:
-        render_text(d)
-        return
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    else:
-        click.echo(text)
+    if fail_on == "never":
+        return EXIT_OK
+    if d.verdict is Verdict.VIOLATION:
+        return EXIT_FOUND
+    return EXIT_FOUND if fail_on == "cause" and d.causes else EXIT_OK

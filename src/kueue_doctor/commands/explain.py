@@ -1,52 +1,53 @@
-"""``kueue-doctor explain NAMESPACE/NAME``: the chain of reasons for one workload."""
+"""``kueue-doctor explain NAME``: the chain of reasons for one workload."""
 from __future__ import annotations
-
-import json
 
 import click
 
-from .diagnose import load_source, parse_min_wait, parse_now
+from .diagnose import min_wait_option, now_option, parse_min_wait, parse_now
+from .output import Output, output_options
+from .progress import phase
+from .source import load_source, source_options
 
-
-def render_text(out: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    console = Console()
-    console.print(f"[bold]{out['workload']}[/bold] (Kueue {out['kueueVersion'] or 'version unknown'}, "
-                  f"snapshot at {out['snapshotTime']})")
-    for item in out["chain"]:
-        console.print(f"[cyan]{item['topic']:>10}[/cyan]  {item['text']}", soft_wrap=True, highlight=False)
-        data = item.get("data") or {}
-        if item["topic"] == "quota" and data.get("rows"):
-            t = Table("node", "flavor/resource", "nominal", "subtree", "used", "borrowing limit", "lending limit",
-                      "available", "max")
-            for r in data["rows"]:
-                t.add_row(r["node"], f"{r['flavor']}/{r['resource']}", r["nominal"], r["subtreeQuota"], r["used"],
-                          r["borrowingLimit"] or "-", r["lendingLimit"] or "-", r["available"] or "-",
-                          r["maxAvailable"] or "-")
-            console.print(t)
-        if item["topic"] == "logs":
-            for line in data.get("lines", []):
-                console.print(f"            {line}", highlight=False, soft_wrap=True)
+KIND = "Explanation"
 
 
 @click.command("explain")
-@click.argument("workload")
+@click.argument("workload", metavar="[KIND/]NAME")
 @click.argument("folder", required=False, type=click.Path())
-@click.option("--kubeconfig", type=click.Path(), help="Read a live cluster (read-only).")
-@click.option("--context", "kube_context", help="kubeconfig context.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--min-wait", default="5m", show_default=True)
-@click.option("--now", "now_text", metavar="RFC3339", help="When the objects were gathered (as for diagnose).")
-def command(workload: str, folder: str | None, kubeconfig: str | None, kube_context: str | None,
-            fmt: str, min_wait: str, now_text: str | None) -> None:
-    """Why is WORKLOAD (NAMESPACE/NAME) pending? Its queues, position, the quota arithmetic up
-    the cohort tree, what the flavor assigner and preemption say, free node slots of its shape,
-    release to Kubernetes, and the log lines and events that mention it."""
+@click.option("-n", "--namespace", metavar="NS", help="Namespace of the workload (default: the one it is found in).")
+@click.option("-A", "--all-namespaces", is_flag=True, help="Look for NAME in every namespace.")
+@source_options
+@output_options
+@click.option("--format", "legacy_format", type=click.Choice(["text", "json"]), hidden=True)
+@click.option("-v", "--verbose", is_flag=True, help="Also print the raw controller log lines.")
+@min_wait_option
+@now_option
+def command(workload: str, folder: str | None, namespace: str | None, all_namespaces: bool,
+            kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output,
+            legacy_format: str | None, verbose: bool, min_wait: str, now_text: str | None) -> None:
+    """Why is a workload pending? Its queues, position, the quota arithmetic up the cohort tree,
+    what the flavor assigner and preemption say, free node slots of its shape, release to
+    Kubernetes, and the log lines and events that mention it.
+
+    NAME is the Workload's name, or the name of what created it: a Job, JobSet, RayJob,
+    PyTorchJob..., a pod group, or a Pod (``job/NAME`` to say which); ``NS/NAME`` is a
+    Workload in NS. Read from a snapshot FOLDER, or from the live cluster when none is given.
+    """
     from ..doctor.explain import explain
-    out = explain(load_source(folder, kubeconfig, kube_context), workload, parse_min_wait(min_wait),
-                  parse_now(now_text))
-    if fmt == "json":
-        click.echo(json.dumps(out, indent=2, default=str))
-    else:
-        render_text(out)
+    from ..report.explain_text import render
+    if legacy_format:
+        out = Output(legacy_format, out.file)
+    snap = load_source(folder, kubeconfig, kube_context, in_cluster)
+    key = resolve(snap.state, workload, namespace, all_namespaces)
+    with phase(f"explaining {key}"):
+        doc = explain(snap, key, parse_min_wait(min_wait), parse_now(now_text))
+    out.emit(KIND, doc, lambda con, wide: render(con, doc, wide, verbose))
+
+
+def resolve(state, ref: str, namespace: str | None, all_namespaces: bool):
+    try:
+        from ..doctor.lookup import find_workload
+    except ImportError:  # until the lookup lands: NS/NAME only
+        from ..keys import WorkloadKey
+        return WorkloadKey.parse(ref if "/" in ref else f"{namespace or 'default'}/{ref}")
+    return find_workload(state, ref, namespace, all_namespaces)

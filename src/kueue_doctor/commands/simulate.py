@@ -1,15 +1,16 @@
 """``kueue-doctor simulate``: run a scenario or Kueue's perf-test config through time."""
 from __future__ import annotations
 
-import json
-import sys
-
 import click
 
 from ..duration import duration
 from ..errors import InputError
 from ..sim.scenario import load_with
 from ..sim.simulator import Simulator
+from .output import Output, output_options
+from .progress import bar, phase
+
+KIND = "SimulationSummary"
 
 
 def parse_gates(items: tuple[str, ...]) -> dict[str, bool]:
@@ -23,59 +24,29 @@ def parse_gates(items: tuple[str, ...]) -> dict[str, bool]:
 
 
 def run_scenario(path: str, version: str | None = None, gates: dict | None = None,
-                 until: str | None = None, show_progress: bool = True) -> Simulator:
-    scn = load_with(path, version, gates)
+                 until: str | None = None) -> Simulator:
+    with phase(f"loading {path}"):
+        scn = load_with(path, version, gates)
     end = duration(until, "--until") if until else None
-    progress = None
-    if show_progress and sys.stderr.isatty():
-        from rich.progress import Progress
-        total = end or scn.settings.duration or max([w.at for w in scn.workloads] or [0]) or 1.0
-        bar = Progress(transient=True)
-        task = bar.add_task("simulating", total=total)
-        bar.start()
-        progress = lambda t: bar.update(task, completed=min(t, total))  # noqa: E731
-        try:
-            return Simulator(scn, progress).run(end)
-        finally:
-            bar.stop()
-    return Simulator(scn).run(end)
-
-
-def summary_table(summary: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    console = Console()
-    w = summary["workloads"]
-    console.print(f"[bold]{summary['scenario']}[/bold] on Kueue {summary['kueue']['version']}: "
-                  f"{summary['simulatedSeconds']:.0f} simulated s in {summary['wallSeconds']:.2f} s wall, "
-                  f"{summary['cycles']} cycles")
-    console.print(f"workloads: {w['created']} created, {w['admitted']} admitted, {w['finished']} finished, "
-                  f"{w['preempted']} preempted")
-    t = Table("class", "count", "avg time to admission (s)")
-    for k, v in summary["classes"].items():
-        ms = v["avgTimeToAdmissionMs"]
-        t.add_row(k, str(v["count"]), "-" if ms is None else f"{ms / 1000:.1f}")
-    console.print(t)
-    t = Table("ClusterQueue", "avg usage %", "violation s", "admissions/h", "preemptions/h")
-    for name, v in summary["clusterQueues"].items():
-        t.add_row(name, f"{v['avgUsagePercent']:.1f}", f"{v['violationSeconds']:.0f}",
-                  f"{v['admissionsPerHour']:.1f}", f"{v['preemptionsPerHour']:.1f}")
-    console.print(t)
+    total = end or scn.settings.duration or max([w.at for w in scn.workloads] or [0]) or 1.0
+    with bar("simulating", total) as advance:
+        return Simulator(scn, advance).run(end)
 
 
 @click.command("simulate")
 @click.argument("scenario", type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="Print the summary (and time series) as JSON.")
-@click.option("--timeseries", is_flag=True, help="Include the per-ClusterQueue time series in the JSON.")
-@click.option("--html", "html_out", type=click.Path(), help="Write a single-file HTML report with plots.")
-@click.option("--until", help="Stop at this simulated time (e.g. 6h).")
+@output_options(html=True, legacy_json=True)
+@click.option("--timeseries", is_flag=True, help="Include the per-ClusterQueue time series in -o json/yaml.")
+@click.option("--top", default=12, show_default=True, type=click.IntRange(min=1),
+              help="ClusterQueues charted in the HTML report, worst first.")
+@click.option("--until", metavar="DURATION", help="Stop at this simulated time (e.g. 6h, 1h30m).")
 @click.option("--kueue-version", "version", help="Override the scenario's Kueue release (e.g. 0.13.2).")
 @click.option("--gate", "gates", multiple=True, help="Feature gate override NAME=true|false (repeatable).")
 @click.option("--omit-wall-time", is_flag=True, help="Leave wallSeconds out, for byte-identical reruns.")
 @click.option("--snapshot-at", help="Write the cluster as it stands at this simulated time (e.g. 2h).")
 @click.option("--snapshot-dir", type=click.Path(file_okay=False), help="Folder for --snapshot-at.")
 @click.option("--force", is_flag=True, help="Overwrite a non-empty --snapshot-dir.")
-def command(scenario: str, as_json: bool, timeseries: bool, html_out: str | None, until: str | None,
+def command(scenario: str, out: Output, html: str | None, timeseries: bool, top: int, until: str | None,
             version: str | None, gates: tuple[str, ...], omit_wall_time: bool, snapshot_at: str | None,
             snapshot_dir: str | None, force: bool) -> None:
     """Run a simulation SCENARIO (kind: Simulation, docs/simulator.md) or Kueue's
@@ -97,15 +68,11 @@ def command(scenario: str, as_json: bool, timeseries: bool, html_out: str | None
     summary = sim.recorder.summary()
     if omit_wall_time:
         summary.pop("wallSeconds")
-    if html_out:
+    if html:
         from ..report.sim_html import write_report
-        write_report(sim, summary, html_out)
-    if as_json:
-        out = dict(summary)
-        if timeseries:
-            out["timeseries"] = sim.recorder.timeseries()
-        click.echo(json.dumps(out, indent=2, sort_keys=True))
-    else:
-        if omit_wall_time:
-            summary["wallSeconds"] = 0.0
-        summary_table(summary)
+        write_report(sim, summary, html)
+    body = dict(summary)
+    if timeseries and out.structured:
+        body["timeseries"] = sim.recorder.timeseries()
+    from ..report.simulation_text import summary as render
+    out.emit(KIND, dict(sorted(body.items())), lambda con, wide: render(con, summary, wide))

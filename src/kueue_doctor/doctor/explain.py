@@ -8,7 +8,7 @@ import gzip
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..api.quantity import format_amount
+from ..api.quantity import format_amount, human_amount
 from ..engine.assignment import MODE_NAMES, NO_FIT
 from ..engine.preemption import Preemptor
 from ..errors import InputError
@@ -57,10 +57,10 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
     return rows
 
 
-def explain(snap: GatheredSnapshot, workload: str, min_wait: timedelta = timedelta(minutes=5),
+def explain(snap: GatheredSnapshot, workload: str | WorkloadKey, min_wait: timedelta = timedelta(minutes=5),
             now: datetime | None = None) -> dict[str, Any]:
-    """``workload`` as the user wrote it: ``NAMESPACE/NAME``."""
-    key = WorkloadKey.parse(workload)
+    """``workload``: a key, or as the user wrote it, ``NAMESPACE/NAME``."""
+    key = workload if isinstance(workload, WorkloadKey) else WorkloadKey.parse(workload)
     facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return explain_facts(facts, key)
 
@@ -118,11 +118,11 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
                 say("position", "StrictFIFO: Kueue only considers the head; this workload waits until every "
                                 "workload ahead of it is admitted")
         for ps in wi.pod_sets:
-            req = ", ".join(f"{r}={format_amount(r, v * ps.count)}" for r, v in sorted(ps.per_pod.items()))
+            req = ", ".join(f"{r}={human_amount(r, v * ps.count)}" for r, v in sorted(ps.per_pod.items()))
             say("request", f"pod set {ps.name}: {ps.count} pod(s), total {req}")
         verdict = q.guarantee.verdicts.get(key)
         if verdict is not None:
-            placed = ", ".join(f"{fr[0]}/{fr[1]}={format_amount(fr[1], v)}" for fr, v in sorted(verdict.placed.items()))
+            placed = ", ".join(f"{fr[0]}/{fr[1]}={human_amount(fr[1], v)}" for fr, v in sorted(verdict.placed.items()))
             waited = key in q.guarantee.violating
             say("guarantee", f"it {FIT_WORDS[verdict.fit]}" + (f" (on {placed})" if placed else "")
                 + ("; it waited past the threshold: a guarantee violation" if waited else "")
@@ -224,8 +224,9 @@ def log_lines(files: tuple[str, ...], key: WorkloadKey, limit: int = 200) -> lis
     ns, name = key
     # klog references ({"name","namespace"}), reconcile keys, and "ns/name" strings; a bare name
     # would also match namesakes in other namespaces
-    needles = (str(key).encode(), f'"name":"{name}","namespace":"{ns}"'.encode(),
-               f'"namespace":"{ns}","name":"{name}"'.encode())
+    refs = (f'"name":"{name}","namespace":"{ns}"', f'"namespace":"{ns}","name":"{name}"')
+    # ...and the same inside Docker's json-file wrapper, where the line's quotes are escaped
+    needles = (str(key).encode(), *(r.encode() for r in refs), *(r.replace('"', '\\"').encode() for r in refs))
     kept: collections.deque[str] = collections.deque(maxlen=limit)
     for path in files:
         opener: Any = gzip.open if path.endswith(".gz") else open

@@ -15,6 +15,26 @@ from ..kueue.logvocab import CALLER, LEVEL, LOGGER, MSG, TS
 from .reader import decode_console, decode_json, looks_console
 
 _CRI = re.compile(rb"^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP] ")
+_CRI_LINES = re.compile(rb"(?m)^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP] ")
+CRI, DOCKER = "cri", "docker"
+
+
+def runtime_format(first_line: bytes) -> str | None:
+    """Whether a log was stored by a container runtime (judged on its first line)."""
+    if _CRI.match(first_line):
+        return CRI
+    if first_line.startswith(b'{"log":'):
+        return DOCKER
+    return None
+
+
+def unwrap_lines(buf: bytes, fmt: str) -> bytes:
+    """Whole lines of a runtime's log (each ending in a newline) as the application wrote them.
+    CRI's partial lines (``P``, a line over 16 KiB split by the runtime) stay separate lines:
+    such parts do not parse and are counted as malformed."""
+    if fmt == CRI:
+        return _CRI_LINES.sub(b"", buf)
+    return b"".join(unwrap_runtime(line) + b"\n" for line in buf.split(b"\n") if line)
 # Fields that say where a line came from rather than what it says, and blobs too big to show.
 _DROP = frozenset({LEVEL, TS, MSG, LOGGER, CALLER, "replica-role", "stacktrace", "nominatedAssignment",
                    "controller", "controllerGroup", "controllerKind", "reconcileID", "borrowing"})
@@ -57,8 +77,9 @@ def _value(v: object) -> str | None:
     return json.dumps(text) if any(c in text for c in " =\"") else text
 
 
-def brief(line: str | bytes) -> str:
-    """The short form of one log line; a line that is not a Kueue log line comes back as it is."""
+def brief(line: str | bytes, omit: tuple[str, ...] = ()) -> str:
+    """The short form of one log line; a line that is not a Kueue log line comes back as it is.
+    ``omit``: keys the reader already knows (the workload ``explain`` is about)."""
     raw = line.encode() if isinstance(line, str) else line
     raw = unwrap_runtime(raw.rstrip(b"\r\n"))
     obj = decode_console(raw) if looks_console(raw) else decode_json(raw)
@@ -69,5 +90,5 @@ def brief(line: str | bytes) -> str:
     head = " ".join(x for x in (ts, level_text(obj.get(LEVEL, "")),
                                 f"{obj[LOGGER]}:" if obj.get(LOGGER) else "", str(obj.get(MSG, ""))) if x)
     keys = [k for k in _FIRST if k in obj] + [k for k in obj if k not in _DROP and k not in _FIRST]
-    pairs = [f"{k}={v}" for k in keys if (v := _value(obj[k])) is not None]
+    pairs = [f"{k}={v}" for k in keys if k not in omit and (v := _value(obj[k])) is not None]
     return " ".join([head, *pairs])

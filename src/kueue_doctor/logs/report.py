@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import findings as rules
+from .brief import brief
 from .reader import ReadStats
 from .signatures import Evidence
 from .timeparse import format_ts
@@ -58,8 +59,9 @@ def build_report(stats: ReadStats, ev: Evidence, *, grace: float) -> LogReport:
                      found, per_cq, health)
 
 
-def render_text(report: LogReport, console) -> None:
-    """Plain, grep-able text through rich (colour only when the terminal wants it)."""
+def render_text(report: LogReport, console, verbose: bool = False, wide: bool = False) -> None:
+    """Plain, grep-able text through rich (colour only when the terminal wants it); log lines as
+    one short line each, the raw line too with ``verbose``."""
     console.print(f"{report.lines} line(s): {report.parsed} parsed, {report.malformed} malformed"
                   + (f" ({report.too_long} too long)" if report.too_long else "")
                   + (f"; {format_ts(report.first)} .. {format_ts(report.last)}" if report.first else ""))
@@ -72,10 +74,14 @@ def render_text(report: LogReport, console) -> None:
         if f.cluster_queues:
             console.print(f"  ClusterQueues: {', '.join(f.cluster_queues)}", highlight=False)
         if f.workloads:
-            more = f" (+{len(f.workloads) - 8} more)" if len(f.workloads) > 8 else ""
-            console.print(f"  workloads: {', '.join(map(str, f.workloads[:8]))}{more}", highlight=False)
+            shown = f.workloads if wide else f.workloads[:8]
+            hidden = len(f.workloads) - len(shown)
+            more = f" and {hidden} more (-o wide lists all)" if hidden else ""
+            console.print(f"  workloads: {', '.join(map(str, shown))}{more}", highlight=False, markup=False)
         for e in f.examples[:3]:
-            console.print(f"  | {e[:240]}", highlight=False, markup=False)
+            console.print(f"  | {brief(e)}", highlight=False, markup=False)
+            if verbose:
+                console.print(f"    raw: {e}", highlight=False, markup=False, style="dim")
     if report.per_cluster_queue:
         console.print("\nper ClusterQueue:")
     for cq, q in report.per_cluster_queue.items():

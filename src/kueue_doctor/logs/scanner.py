@@ -55,6 +55,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
+from .brief import runtime_format, unwrap_lines
 from .reader import (
     _BORROWING,
     _CUT,
@@ -101,11 +102,22 @@ def scan(source, since: float | None = None, until: float | None = None, *,
     window = since is not None or until is not None
     for name, stream in open_sources(source):
         try:
+            fmt = None
             if regular_file(name, stream):
-                scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
-                          max_line=max_line)
-                continue
+                fmt = runtime_format(stream.peek(4096)[:4096].split(b"\n", 1)[0])
+                if fmt is None:
+                    scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
+                              max_line=max_line)
+                    continue
+            first = True
             for buf, end in chunks(stream, stats, name, size=chunk_size, max_line=max_line):
+                if first:
+                    fmt = fmt or runtime_format(buf[:buf.find(b"\n")])
+                    first = False
+                if fmt is not None:
+                    # a container runtime's log: its own prefix or wrapper off every line first
+                    buf = unwrap_lines(buf[:end], fmt)
+                    end = len(buf)
                 tape: list = []
                 scan_range(buf, 0, end, stats, tape, window)
                 apply(ev, tape)

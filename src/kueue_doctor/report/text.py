@@ -40,7 +40,7 @@ class Table:
     def add(self, *cells: object) -> None:
         if len(cells) != len(self.columns):
             raise ValueError(f"{len(cells)} cells for {len(self.columns)} columns")
-        self.rows.append(["-" if c is None or c == "" else str(c) for c in cells])
+        self.rows.append(["-" if c is None else str(c) for c in cells])
 
     def lines(self, wide: bool = False) -> list[str]:
         keep = [i for i, c in enumerate(self.columns) if wide or not c.wide]

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from ...duration import go
+
 
 def minutes(d: timedelta) -> str:
-    m = d.total_seconds() / 60
-    return f"{m:.0f} min" if m >= 1 else f"{d.total_seconds():.0f} s"
+    """A wait or an age as a Go duration (``1h55m``, ``48m12s``), like kubectl prints ages."""
+    return go(d.total_seconds())
 
 
 def plural(n: int, word: str, many: str = "") -> str:
