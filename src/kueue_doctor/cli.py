@@ -9,6 +9,7 @@ import sys
 import click
 
 from . import __version__
+from .commands.output import EXIT_BAD_INPUT, EXIT_INTERNAL
 from .errors import InputError
 
 # name -> module under kueue_doctor.commands that defines ``command``. Modules are imported
@@ -65,9 +66,11 @@ class Group(click.Group):
             return super().invoke(ctx)
         except InputError as e:
             click.echo(str(e), err=True)
-            sys.exit(2)
+            sys.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:
-            sys.exit(1)
+            # the reader went away (`| head`): exit as a process killed by SIGPIPE would, quietly
+            sys.stderr.close()
+            os._exit(128 + 13)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # a bug of ours: one line by default, the traceback on request
@@ -75,7 +78,7 @@ class Group(click.Group):
                 raise
             click.echo(f"kueue-doctor: internal error: {type(e).__name__}: {e} "
                        f"(rerun with KUEUE_DOCTOR_DEBUG=1 for the traceback, and please report it)", err=True)
-            sys.exit(1)
+            sys.exit(EXIT_INTERNAL)
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -14,7 +14,8 @@ def test_replay_json(sample_paths):
     r = run("frag", "replay", "--nodes", nodes, "--pods", pods, "--policy", "BestFit", "--seed", "1", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert set(out) == {"allocation", "fragmentation"}
+    assert (out["apiVersion"], out["kind"]) == ("kueue-doctor.dev/v1alpha1", "FragReplay")
+    assert {"allocation", "fragmentation"} <= set(out) and out["policy"] == "BestFit" and out["seed"] == 1
     cols = sorted(int(k) for k in out["allocation"])
     assert cols[0] == 0
     assert cols[-1] >= 128

@@ -21,8 +21,8 @@ def test_both_incident_folders_are_there():
 @pytest.mark.parametrize("folder", FOLDERS, ids=[p.name for p in FOLDERS])
 def test_diagnose_matches_answer(folder):
     answer = yaml.safe_load((folder / "ANSWER.yaml").read_text())
-    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "json"])
-    assert out.exit_code == 3, out.output   # a guarantee violation (docs/doctor.md, "Exit status")
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "-o", "json"])
+    assert out.exit_code == 1, out.output   # a guarantee violation (docs/doctor.md, "Exit status")
     d = json.loads(out.output)
     assert sorted(v["clusterQueue"] for v in d["violations"]) == sorted(answer["violations"])
     assert [c["id"] for c in d["causes"]][: len(answer["causes"])] == answer["causes"]
@@ -38,13 +38,13 @@ def test_diagnose_matches_answer(folder):
 @pytest.mark.parametrize("folder", FOLDERS, ids=[p.name for p in FOLDERS])
 def test_diagnose_text_runs_on_each_folder(folder):
     out = CliRunner().invoke(cli, ["diagnose", str(folder)])
-    assert out.exit_code == 3, out.output
+    assert out.exit_code == 1, out.output
     assert "Cause 1:" in out.output
 
 
 def test_explain_names_the_blocking_head():
     folder = next(f for f in FOLDERS if f.name.startswith("01-"))
-    out = CliRunner().invoke(cli, ["explain", "perception/job-occflow-ft-gc8ql-53ef6", str(folder), "--format", "json"])
+    out = CliRunner().invoke(cli, ["explain", "perception/job-occflow-ft-gc8ql-53ef6", str(folder), "-o", "json"])
     assert out.exit_code == 0, out.output
     chain = json.loads(out.output)["chain"]
     topics = [c["topic"] for c in chain]
@@ -64,8 +64,8 @@ def test_explain_unknown_workload_is_one_line_error():
 def test_diagnose_html_is_one_offline_file(tmp_path):
     folder = FOLDERS[0]
     out_file = tmp_path / "d.html"
-    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "html", "-o", str(out_file)])
-    assert out.exit_code == 3, out.output
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--html", str(out_file)])
+    assert out.exit_code == 1, out.output
     html = out_file.read_text()
     assert html.startswith("<!doctype html>")
     assert "head-of-line-blocking" in html

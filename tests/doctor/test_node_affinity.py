@@ -26,7 +26,7 @@ def cluster(extra: list[dict] = ()) -> list[dict]:
 
 def diagnose(tmp_path, objects) -> tuple[int, dict]:
     folder = write_folder(tmp_path / "snap", objects)
-    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "json"])
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "-o", "json"])
     return out.exit_code, json.loads(out.output)
 
 
@@ -39,7 +39,7 @@ def test_idle_quota_on_a_flavor_the_head_cannot_use_is_no_violation(tmp_path):
 def test_work_behind_the_head_that_fits_b200_is_head_of_line_blocking(tmp_path):
     behind = workload("research", "small-b200", "main", 8, created="2026-11-30T11:10:00Z", node_selector=B200)
     code, d = diagnose(tmp_path, cluster([behind]))
-    assert code == 3
+    assert code == 1
     [v] = d["violations"]
     assert v["clusterQueue"] == "research" and v["pendingWorkloads"] == ["research/small-b200"]
     assert v["resources"] == {"b200/nvidia.com/gpu": {"nominal": "8", "reserved": "0", "pendingThatFits": "8"}}
@@ -49,7 +49,7 @@ def test_work_behind_the_head_that_fits_b200_is_head_of_line_blocking(tmp_path):
 
 def test_explain_says_why_the_head_is_not_guaranteed(tmp_path):
     folder = write_folder(tmp_path / "snap", cluster())
-    out = CliRunner().invoke(cli, ["explain", "research/head-b300", str(folder), "--format", "json"])
+    out = CliRunner().invoke(cli, ["explain", "research/head-b300", str(folder), "-o", "json"])
     assert out.exit_code == 0, out.output
     g = next(c for c in json.loads(out.output)["chain"] if c["topic"] == "guarantee")
     assert g["data"]["fit"] == "needs-more-than-unused-nominal"
@@ -70,4 +70,4 @@ def test_the_allowed_flavors_annotation_excludes_flavors(tmp_path):
     behind["metadata"]["annotations"] = {"kueue.x-k8s.io/workload-allowed-resource-flavors": "b300"}
     code, d = diagnose(tmp_path, [*objs, behind])
     # the annotation only takes effect with the ConcurrentAdmission gate (off by default)
-    assert code == 3 and d["violations"][0]["pendingWorkloads"] == ["research/small-any"]
+    assert code == 1 and d["violations"][0]["pendingWorkloads"] == ["research/small-any"]

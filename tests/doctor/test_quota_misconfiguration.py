@@ -26,13 +26,13 @@ def objects(second_node_ready: bool) -> list[dict]:
 
 def diagnose(tmp_path, objs) -> tuple[int, dict]:
     folder = write_folder(tmp_path / "snap", objs)
-    out = CliRunner().invoke(cli, ["diagnose", str(folder), "--format", "json"])
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "-o", "json"])
     return out.exit_code, json.loads(out.stdout)
 
 
 def test_quota_over_ready_nodes_is_named(tmp_path):
     code, d = diagnose(tmp_path, objects(second_node_ready=False))
-    assert code == 3
+    assert code == 1
     assert [v["clusterQueue"] for v in d["violations"]] == ["research"]
     assert d["violations"][0]["pendingWorkloads"] == ["research/b"]     # admitted, its pod unschedulable
     cause = next(c for c in d["causes"] if c["id"] == "quota-misconfiguration")

@@ -54,8 +54,8 @@ def test_gzip_console_and_stdin(tmp_path):
     assert report.malformed == 0
     assert report.finding("stuck-preemption-target") is not None
 
-    result = CliRunner().invoke(cli, ["logs", "--format", "json", "-"], input="".join(lines))
-    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["logs", "-o", "json", "-"], input="".join(lines))
+    assert result.exit_code == 1, result.output   # a failure signature found
     assert [f["id"] for f in json.loads(result.output)["findings"]] == ["stuck-preemption-target"]
 
 
@@ -72,7 +72,7 @@ def test_cli_json_shape_and_bad_input(tmp_path):
     log = tmp_path / "k.log"
     log.write_text("".join(zombie_cycles(12)))
     runner = CliRunner()
-    out = json.loads(runner.invoke(cli, ["logs", "--format", "json", str(log)]).output)
+    out = json.loads(runner.invoke(cli, ["logs", "-o", "json", str(log)]).output)
     assert {"lines", "parsed", "malformed", "findings", "perClusterQueue"} <= set(out)
     assert set(out["findings"][0]) >= {"id", "count", "first", "last", "clusterQueues", "workloads", "examples"}
     assert out["findings"][0]["first"] == "2026-08-20T10:00:00.000000Z"
@@ -83,7 +83,8 @@ def test_cli_json_shape_and_bad_input(tmp_path):
     assert missing.exit_code == 2 and "nope.log" in missing.output
 
     text = runner.invoke(cli, ["logs", str(log)])
-    assert text.exit_code == 0 and "stuck-preemption-target" in text.output
+    assert text.exit_code == 1 and "stuck-preemption-target" in text.output   # a signature found
+    assert runner.invoke(cli, ["logs", "--fail-on", "never", str(log)]).exit_code == 0
 
 
 def test_worked_examples_read_cleanly_and_point_at_their_causes():

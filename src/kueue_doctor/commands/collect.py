@@ -7,10 +7,13 @@ import click
 
 from ..duration import duration
 from ..kueue import layout as lay
+from .output import Output, output_options
+
+KIND = "CollectResult"
 
 
 @click.command("collect")
-@click.option("--out", "out", required=True, type=click.Path(), help="Folder to write (must be empty or new).")
+@click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write (must be empty or new).")
 @click.option("--kubeconfig", type=click.Path(), default=None,
               help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
 @click.option("--context", "kube_context", help="kubeconfig context (default: its current-context).")
@@ -22,8 +25,9 @@ from ..kueue import layout as lay
               help="Only read Pods carrying Kueue labels (large clusters; node usage by other pods is then unknown).")
 @click.option("--request-timeout", default=30.0, show_default=True, type=float, help="Seconds per API request.")
 @click.option("--force", is_flag=True, help="Replace the files of a previous collect in a non-empty --out.")
-def command(out: str, kubeconfig: str | None, kube_context: str | None, since: str, ns_selector: str,
-            kueue_pods_only: bool, request_timeout: float, force: bool) -> None:
+@output_options
+def command(out_dir: str, kubeconfig: str | None, kube_context: str | None, since: str, ns_selector: str,
+            kueue_pods_only: bool, request_timeout: float, force: bool, out: Output) -> None:
     """Gather Kueue objects, nodes, pods, jobs, events, the Kueue controller (Deployment, config,
     logs, metrics) into a folder `kueue-doctor diagnose` reads, plus manifest.json saying what
     could not be read and why. Only get/list is ever sent: see deploy/rbac.yaml."""
@@ -31,14 +35,17 @@ def command(out: str, kubeconfig: str | None, kube_context: str | None, since: s
     from ..sources.live import resolve_kubeconfig
     since_s = int(duration(since, "--since"))
     kubeconfig = resolve_kubeconfig(kubeconfig)
-    target = Path(out)
+    target = Path(out_dir)
     manifest = collect(kubeconfig, kube_context, target,
                        Options(since_seconds=since_s, kueue_pods_only=kueue_pods_only, namespace_selector=ns_selector),
                        timeout=request_timeout, force=force)
     n = sum(c.get(lay.E_COUNT, 0) for c in manifest[lay.COLLECTED])
-    click.echo(f"{target}: {n} objects, Kueue {manifest[lay.KUEUE_VERSION] or '(version unknown)'} "
-               f"({manifest[lay.KUEUE_API_VERSION] or 'Kueue API not read'}), "
-               f"collected at {manifest[lay.COLLECTED_AT]}")
-    for f in manifest[lay.FAILED]:
-        tag = " (optional)" if f.get(lay.E_OPTIONAL) else ""
-        click.echo(f"  not collected{tag}: {f[lay.E_KIND]}: {f[lay.E_REASON]}: {f[lay.E_MESSAGE]}", err=True)
+
+    def text(con, wide: bool) -> None:
+        con.print(f"{target}: {n} objects, Kueue {manifest[lay.KUEUE_VERSION] or '(version unknown)'} "
+                  f"({manifest[lay.KUEUE_API_VERSION] or 'Kueue API not read'}), "
+                  f"collected at {manifest[lay.COLLECTED_AT]}", markup=False)
+        for f in manifest[lay.FAILED]:
+            tag = " (optional)" if f.get(lay.E_OPTIONAL) else ""
+            click.echo(f"  not collected{tag}: {f[lay.E_KIND]}: {f[lay.E_REASON]}: {f[lay.E_MESSAGE]}", err=True)
+    out.emit(KIND, {"folder": str(target), "manifest": manifest}, text)

@@ -45,9 +45,10 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
 
 
 def resolve(state, ref: str, namespace: str | None, all_namespaces: bool):
+    import importlib
     try:
-        from ..doctor.lookup import find_workload
+        lookup = importlib.import_module("kueue_doctor.doctor.lookup")
     except ImportError:  # until the lookup lands: NS/NAME only
         from ..keys import WorkloadKey
         return WorkloadKey.parse(ref if "/" in ref else f"{namespace or 'default'}/{ref}")
-    return find_workload(state, ref, namespace, all_namespaces)
+    return lookup.find_workload(state, ref, namespace, all_namespaces)

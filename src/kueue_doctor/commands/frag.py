@@ -1,7 +1,6 @@
 """``kueue-doctor frag``: replay a GPU trace under placement policies and compare them."""
 from __future__ import annotations
 
-import json
 import os
 
 import click
@@ -12,6 +11,9 @@ from ..frag.plot import html_report
 from ..frag.policies import POLICIES, policy_class
 from ..frag.replay import DEFAULT_TUNE, replay
 from ..frag.trace import read_nodes, read_pods
+from ..report.text import Column, Table
+from .output import Output, output_options
+from .progress import bar, phase
 
 DEFAULT_COMPARE = "Random,GpuPacking,BestFit,FGD"
 
@@ -59,27 +61,33 @@ def command() -> None:
 @click.option("--policy", required=True, help=f"One of {', '.join(POLICIES)}.")
 @click.option("--seed", default=42, show_default=True, type=int)
 @tune_option
-@click.option("--json", "as_json", is_flag=True, help="Print the per-column curves as JSON.")
-def replay_cmd(nodes_path: str, pods_path: str, policy: str, seed: int, tune: float, as_json: bool) -> None:
+@output_options(legacy_json=True)
+def replay_cmd(nodes_path: str, pods_path: str, policy: str, seed: int, tune: float, out: Output) -> None:
     """Place every pod of a trace, in a seeded order, and report GPU allocation and fragmentation.
 
     Columns are arrived load as % of GPU capacity (0..130); allocation is the milli-GPU
     allocation ratio (%), fragmentation the FGD-fragmented GPU as % of capacity.
     """
     policy_class(policy)  # reject an unknown name before reading anything
-    nodes, pods = read_nodes(nodes_path), read_pods(pods_path)
-    r = replay(nodes, pods, policy, seed, _tune(tune))
+    with phase(f"replaying {os.path.basename(pods_path)} with {policy}"):
+        nodes, pods = read_nodes(nodes_path), read_pods(pods_path)
+        r = replay(nodes, pods, policy, seed, _tune(tune))
     alloc, frag = r.allocation_curve(), r.fragmentation_curve()
-    if as_json:
-        click.echo(json.dumps({"allocation": {str(k): v for k, v in alloc.items()},
-                               "fragmentation": {str(k): v for k, v in frag.items()}}))
-        return
-    click.echo(f"{r.policy}, seed {seed}: {r.pods} pods, {r.failed} failed, "
-               f"final GPU allocation {r.final_allocation:.2f} %")
-    click.echo("arrived %   alloc %   frag %")
-    for x in range(0, 131, 10):
-        if x in alloc:
-            click.echo(f"{x:>9}   {alloc[x]:>7.2f}   {frag.get(x, float('nan')):>6.2f}")
+    body = {"policy": r.policy, "seed": seed, "pods": r.pods, "failed": r.failed,
+            "finalAllocation": round(r.final_allocation, 2),
+            "allocation": {str(k): v for k, v in alloc.items()},
+            "fragmentation": {str(k): v for k, v in frag.items()}}
+
+    def text(con, wide: bool) -> None:
+        con.print(f"{r.policy}, seed {seed}: {r.pods} pods, {r.failed} failed, "
+                  f"final GPU allocation {r.final_allocation:.2f}%")
+        t = Table([Column("arrived", right=True), Column("allocated", right=True), Column("fragmented", right=True)])
+        for x in sorted(alloc):
+            if wide or x % 10 == 0:
+                f = frag.get(x)
+                t.add(f"{x}%", f"{alloc[x]:.2f}%", "-" if f is None else f"{f:.2f}%")
+        t.print(con, wide)
+    out.emit("FragReplay", body, text)
 
 
 @command.command("compare")
@@ -90,32 +98,29 @@ def replay_cmd(nodes_path: str, pods_path: str, policy: str, seed: int, tune: fl
 @click.option("--seeds", default="42-51", show_default=True, help="Seeds, e.g. 42-51 or 42,43.")
 @tune_option
 @click.option("--jobs", default=0, type=int, help="Worker processes (default: one per core).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write an offline HTML plot here.")
-@click.option("--json", "as_json", is_flag=True, help="Print the per-policy mean curves as JSON.")
+@output_options(html=True, legacy_json=True)
 def compare_cmd(nodes_path: str, pods_path: str, policies: str, seeds: str, tune: float, jobs: int,
-                html_path: str | None, as_json: bool) -> None:
+                html: str | None, out: Output) -> None:
     """Run policies x seeds in parallel; print mean allocation at 90/100/130 % arrived load."""
     names = list(POLICIES) if policies.strip().lower() == "all" else \
         [p.strip() for p in policies.split(",") if p.strip()]
     if not names:
         raise InputError("no policies", field="--policies")
-    runs = run_grid(nodes_path, pods_path, names, parse_seeds(seeds), _tune(tune), jobs)
+    seed_list = parse_seeds(seeds)
+    with bar("replaying", len(names) * len(seed_list)) as advance:
+        runs = run_grid(nodes_path, pods_path, names, seed_list, _tune(tune), jobs, advance)
     summaries = summarise(runs)
     text = table(summaries)
-    if html_path:
+    if html:
         note = (f"{os.path.basename(pods_path)} on {os.path.basename(nodes_path)}, seeds {seeds}, tune {tune}. "
                 "Allocation is on the milli-GPU basis; fragmentation is the FGD measure.")
         try:
-            with open(html_path, "w", encoding="utf-8") as f:
+            with open(html, "w", encoding="utf-8") as f:
                 f.write(html_report("GPU fragmentation: placement policies", summaries, text, note))
         except OSError as e:
-            raise InputError(f"cannot write: {e.strerror or e}", file=html_path) from None
-    if as_json:
-        click.echo(json.dumps({s.policy: {"runs": s.runs,
-                                          "allocation_mean": {str(k): round(v, 2) for k, v in s.alloc_mean.items()},
-                                          "fragmentation_median": {str(k): v for k, v in s.frag_median.items()},
-                                          "seconds_mean": round(s.seconds_mean, 3)} for s in summaries}))
-        return
-    click.echo(text)
-    if html_path:
-        click.echo(f"plot written to {html_path}")
+            raise InputError(f"cannot write: {e.strerror or e}", file=html) from None
+    body = {"policies": {s.policy: {"runs": s.runs,
+                                    "allocation_mean": {str(k): round(v, 2) for k, v in s.alloc_mean.items()},
+                                    "fragmentation_median": {str(k): v for k, v in s.frag_median.items()},
+                                    "seconds_mean": round(s.seconds_mean, 3)} for s in summaries}}
+    out.emit("FragComparison", body, lambda con, wide: con.print(text, markup=False))

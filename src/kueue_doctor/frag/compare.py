@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -44,16 +44,25 @@ def run_one(nodes_path: str, pods_path: str, policy: str, seed: int, tune: float
 
 
 def run_grid(nodes_path: str, pods_path: str, policies: Sequence[str], seeds: Sequence[int],
-             tune: float | None, jobs: int = 0) -> list[Run]:
+             tune: float | None, jobs: int = 0, progress: Callable[[int], None] | None = None) -> list[Run]:
+    """Every policy x seed, in that order; ``progress(n)`` after each of the n runs done so far."""
     # Fail on bad input here, in this process, not inside a worker.
     names = [policy_class(p).name for p in policies]
     _load(nodes_path, pods_path)
     tasks = [(nodes_path, pods_path, p, s, tune) for s in seeds for p in names]
     jobs = jobs or os.cpu_count() or 1
+    tick = progress or (lambda n: None)
     if jobs <= 1 or len(tasks) == 1:
-        return [run_one(*t) for t in tasks]
+        out = []
+        for t in tasks:
+            out.append(run_one(*t))
+            tick(len(out))
+        return out
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        return list(pool.map(run_one, *zip(*tasks, strict=True)))
+        futures = [pool.submit(run_one, *t) for t in tasks]
+        for n, _ in enumerate(as_completed(futures), 1):
+            tick(n)
+        return [f.result() for f in futures]
 
 
 @dataclass

@@ -8,8 +8,10 @@ the report a sequential scan gives.
 """
 from __future__ import annotations
 
+import io
 import json
 import re
+from typing import cast
 
 from ..keys import WorkloadKey
 from ..kueue.logvocab import (
@@ -104,7 +106,8 @@ def scan(source, since: float | None = None, until: float | None = None, *,
         try:
             fmt = None
             if regular_file(name, stream):
-                fmt = runtime_format(stream.peek(4096)[:4096].split(b"\n", 1)[0])
+                head = cast(io.BufferedReader, stream).peek(4096)[:4096]   # regular_file: a BufferedReader
+                fmt = runtime_format(head.split(b"\n", 1)[0])
                 if fmt is None:
                     scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
                               max_line=max_line)
