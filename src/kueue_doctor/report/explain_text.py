@@ -24,7 +24,7 @@ def render(con: Console, out: dict[str, Any], wide: bool = False, verbose: bool 
         topic, data = item["topic"], item.get("data") or {}
         con.print(f"[cyan]{topic:>{TOPIC_WIDTH}}[/cyan]  {escape(item['text'])}")
         if topic == "quota" and data.get("rows"):
-            quota_table(data["rows"]).print(con, wide, indent=pad)
+            quota_table(data["rows"]).print(con, wide, indent="  ")
         elif topic == "logs":
             for line in data.get("lines", []):
                 plain(con, pad + brief(line, omit=("workload",)))
