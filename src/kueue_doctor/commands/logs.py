@@ -6,8 +6,8 @@ import sys
 import click
 
 from ..logs import scan
-from ..logs.report import render_text
 from ..logs.timeparse import parse_bound
+from ..report.logs_text import render
 from .output import EXIT_FOUND, EXIT_OK, Output, fail_on_option, output_options
 from .progress import phase
 
@@ -43,5 +43,5 @@ def command(files: tuple[str, ...], since: str | None, until: str | None, out: O
     hi = parse_bound(until, option="--until")
     with phase("scanning " + ", ".join(files)):
         report = scan(list(files), since=lo, until=hi, grace=grace, workers=workers)
-    out.emit(KIND, report.to_json(), lambda con, wide: render_text(report, con, verbose, wide))
+    out.emit(KIND, report.to_json(), lambda con, wide: render(con, report, wide, verbose))
     sys.exit(EXIT_FOUND if report.findings and fail_on == "finding" else EXIT_OK)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import median
 
+from ..duration import go
 from ..keys import WorkloadKey
 from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION
 from .signatures import SKIPPED, Evidence, Victim
@@ -148,7 +149,7 @@ def head_of_line(ev: Evidence) -> list[Finding]:
         "head-of-line-blocking", sum(h.attempts for _, _, h, _ in out), first, last,
         sorted({cq for cq, _, _, _ in out}), [wl for _, wl, _, _ in out], [],
         "; ".join(f"{cq}: head {wl} re-queued {h.attempts} times ({h.requeue}) over "
-                  f"{span / 60:.0f} min, never admitted" for cq, wl, h, span in out),
+                  f"{go(span)}, never admitted" for cq, wl, h, span in out),
         {"heads": {str(wl): {"clusterQueue": cq, "attempts": h.attempts, "requeueReason": h.requeue,
                              "reason": h.reason} for cq, wl, h, _ in out}})]
 

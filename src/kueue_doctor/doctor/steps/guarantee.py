@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...api.quantity import format_amount
+from ...duration import go
 from ..facts import Facts, TimeSource
 from ..findings import ResourceFigures, Step, StepStatus, Violation
 
@@ -50,7 +51,7 @@ def step1(facts: Facts, found: list[Violation]) -> Step:
         step.status = StepStatus.UNKNOWN
         step.summary = f"cannot tell: {why}"
         return step
-    wait = int(facts.min_wait.total_seconds() // 60)
+    wait = go(facts.min_wait.total_seconds())
     pending = sum(len(q.pending) for q in facts.queues.values())
     step.evidence.append(f"read {r.count('ClusterQueue')} ClusterQueue(s), {r.count('Workload')} Workload(s); "
                          f"{pending} pending in queues")
@@ -63,7 +64,7 @@ def step1(facts: Facts, found: list[Violation]) -> Step:
                            for fr, f in v.resources.items() if fr in gpu)
         step.evidence.append(f"{v.cluster_queue}: {len(q.guarantee.violating)} pending and "
                              f"{len(q.guarantee.not_running)} admitted-but-not-running workload(s) fit the nominal "
-                             f"quota and waited over {wait} min ({detail})")
+                             f"quota and waited over {wait} ({detail})")
     if found:
         step.status = StepStatus.FAIL
         step.summary = (f"{len(found)} ClusterQueue(s) with a guarantee violation: "
@@ -80,5 +81,5 @@ def step1(facts: Facts, found: list[Violation]) -> Step:
                             f"is not known: give the time they were gathered with --now")
             return step
         step.summary = (f"no ClusterQueue of {r.count('ClusterQueue')} has work that fits its nominal quota waiting "
-                        f"past {wait} min" + (f" ({waiting} fitting workload(s) waited less)" if waiting else ""))
+                        f"past {wait}" + (f" ({waiting} fitting workload(s) waited less)" if waiting else ""))
     return step
