@@ -145,3 +145,13 @@ def test_docs_schemas_are_the_packaged_ones():
     for n in names:
         assert (packaged / n).read_text() == (docs / n).read_text(), n
         jsonschema.Draft202012Validator.check_schema(json.loads((packaged / n).read_text()))
+
+
+def test_explain_by_the_job_name_users_know():
+    by_job = invoke(["explain", "job/occflow-ft-gc8ql", str(HOL), "-o", "json"])
+    assert by_job.exit_code == EXIT_OK, by_job.output
+    assert json.loads(by_job.stdout)["workload"] == "perception/job-occflow-ft-gc8ql-53ef6"
+    miss = invoke(["explain", "occflow-ft-gc8q", str(HOL)])
+    assert miss.exit_code == EXIT_BAD_INPUT and "did you mean job/perception/occflow-ft-gc8ql" in miss.output
+    wrong_ns = invoke(["explain", "occflow-ft-gc8ql", "-n", "planning", str(HOL)])
+    assert wrong_ns.exit_code == EXIT_BAD_INPUT and "use -n perception" in wrong_ns.output

@@ -86,15 +86,40 @@ def write_folder(root: Path, objects: list[dict[str, Any]], collected_at: str | 
 
 
 def pod(ns: str, name: str, workload_name: str, gpus: int, node_name: str = "", phase: str = "Running",
-        resource: str = "nvidia.com/gpu") -> dict[str, Any]:
+        resource: str = "nvidia.com/gpu", labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """A pod; ``workload_name`` is its kueue.x-k8s.io/workload annotation ("" for none)."""
     spec: dict[str, Any] = {"containers": [{"name": "main", "image": "train:1",
                                             "resources": {"requests": {resource: str(gpus)}}}]}
     if node_name:
         spec["nodeName"] = node_name
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"namespace": ns, "name": name, "creationTimestamp": EARLIER,
-                         "annotations": {"kueue.x-k8s.io/workload": workload_name}},
-            "spec": spec, "status": {"phase": phase}}
+    meta: dict[str, Any] = {"namespace": ns, "name": name, "creationTimestamp": EARLIER,
+                            "annotations": {"kueue.x-k8s.io/workload": workload_name} if workload_name else {}}
+    if labels:
+        meta["labels"] = dict(labels)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": phase}}
+
+
+def job(ns: str, name: str, uid: str = "", queue: str | None = None, suspend: bool = True) -> dict[str, Any]:
+    """A batch/v1 Job; ``queue`` is its kueue.x-k8s.io/queue-name label (None for none)."""
+    meta: dict[str, Any] = {"namespace": ns, "name": name, "creationTimestamp": EARLIER}
+    if uid:
+        meta["uid"] = uid
+    if queue is not None:
+        meta["labels"] = {"kueue.x-k8s.io/queue-name": queue}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+            "spec": {"suspend": suspend, "template": {"spec": {"containers": [{"name": "main", "image": "train:1"}]}}},
+            "status": {}}
+
+
+def owned_by(obj: dict[str, Any], kind: str, name: str, uid: str = "", api_version: str = "batch/v1",
+             controller: bool = True) -> dict[str, Any]:
+    """``obj`` with one more metadata.ownerReferences entry (as Kueue and the job controllers write them)."""
+    ref: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "name": name, "controller": controller,
+                           "blockOwnerDeletion": True}
+    if uid:
+        ref["uid"] = uid
+    obj["metadata"].setdefault("ownerReferences", []).append(ref)
+    return obj
 
 
 def facts_of(root: Path, objects: list[dict[str, Any]], log: str | None = None, **kw: Any) -> Any:

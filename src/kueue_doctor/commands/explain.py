@@ -38,17 +38,19 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     if legacy_format:
         out = Output(legacy_format, out.file)
     snap = load_source(folder, kubeconfig, kube_context, in_cluster)
-    key = resolve(snap.state, workload, namespace, all_namespaces)
+    key = resolve(snap, workload, namespace, all_namespaces, folder is None, kubeconfig, kube_context)
     with phase(f"explaining {key}"):
         doc = explain(snap, key, parse_min_wait(min_wait), parse_now(now_text))
     out.emit(KIND, doc, lambda con, wide: render(con, doc, wide, verbose))
 
 
-def resolve(state, ref: str, namespace: str | None, all_namespaces: bool):
-    import importlib
-    try:
-        lookup = importlib.import_module("kueue_doctor.doctor.lookup")
-    except ImportError:  # until the lookup lands: NS/NAME only
-        from ..keys import WorkloadKey
-        return WorkloadKey.parse(ref if "/" in ref else f"{namespace or 'default'}/{ref}")
-    return lookup.find_workload(state, ref, namespace, all_namespaces)
+def resolve(snap, ref: str, namespace: str | None, all_namespaces: bool, live: bool,
+            kubeconfig: str | None, context: str | None):
+    from ..doctor.lookup import find_workload
+    default = None
+    if live and not namespace and not all_namespaces:
+        # as kubectl: the context's namespace, when the user names none
+        from ..sources import live as live_source
+        ctx_ns = getattr(live_source, "context_namespace", None)
+        default = ctx_ns(kubeconfig, context) if ctx_ns else None
+    return find_workload(snap, ref, namespace, all_namespaces, default_namespace=default)

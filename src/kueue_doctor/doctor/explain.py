@@ -59,7 +59,8 @@ def quota_rows(facts: Facts, cq_name: str, frs: list[tuple[str, str]]) -> list[d
 
 def explain(snap: GatheredSnapshot, workload: str | WorkloadKey, min_wait: timedelta = timedelta(minutes=5),
             now: datetime | None = None) -> dict[str, Any]:
-    """``workload``: a key, or as the user wrote it, ``NAMESPACE/NAME``."""
+    """``workload`` as the user wrote it, ``NAMESPACE/NAME``, or a key already resolved
+    (``lookup.find_workload``: by a Job's, pod group's or Pod's name)."""
     key = workload if isinstance(workload, WorkloadKey) else WorkloadKey.parse(workload)
     facts = build_facts(snap, min_wait, now, scan_logs(snap))
     return explain_facts(facts, key)
