@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import signal
 import socket
@@ -16,11 +15,11 @@ import pytest
 import yaml
 
 from kueue_doctor.sim.incidents import incident_path
+from tests.metrics.serving import Serve
 from tests.paths import INCIDENTS
 
 PROMETHEUS = shutil.which("prometheus")
 needs_prometheus = pytest.mark.skipif(not PROMETHEUS, reason="prometheus not installed (Debian package `prometheus`)")
-LISTENING = re.compile(r"listening on http://(\S+):(\d+)/metrics")
 
 
 def free_port() -> int:
@@ -29,20 +28,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_serve(*args: str, timeout: float = 20) -> tuple[subprocess.Popen, str, int]:
-    """Start `kueue-doctor serve`, wait for its "listening on" line; (process, host, port)."""
-    p = subprocess.Popen([sys.executable, "-m", "kueue_doctor", "serve", *args],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = p.stderr.readline()
-        if not line and p.poll() is not None:
-            break
-        m = LISTENING.search(line)
-        if m:
-            return p, m.group(1), int(m.group(2))
-    stop(p)
-    raise AssertionError(f"serve did not start: exit {p.returncode}")
+def start_serve(*args: str) -> Serve:
+    """Start `kueue-doctor serve` and wait for its "listening on" line (tests/metrics/serving.py:
+    a real deadline, generous enough for a loaded machine, and its stderr in the failure message)."""
+    return Serve(*args)
 
 
 def stop(p: subprocess.Popen, sig=signal.SIGTERM) -> int:
@@ -63,10 +52,10 @@ def get(url: str, timeout: float = 5) -> str:
 
 @pytest.fixture
 def sim_exporter():
-    p, host, port = start_serve("--simulate", str(incident_path("slow-preemption-release")),
-                                "--speed", "1000", "--refresh", "1s", "--listen", "127.0.0.1:0")
-    yield host, port
-    stop(p)
+    served = start_serve("--simulate", str(incident_path("slow-preemption-release")),
+                         "--speed", "1000", "--refresh", "1s", "--listen", "127.0.0.1:0")
+    yield served.host, served.port
+    served.stop()
 
 
 @needs_prometheus
@@ -105,10 +94,11 @@ def test_serve_binds_loopback_by_default_and_stops_cleanly_on_ctrl_c():
             s.bind(("127.0.0.1", 9817))
         except OSError:
             pytest.skip("port 9817 is in use here")
-    p, host, port = start_serve(str(next(INCIDENTS.glob("01-*"))))
+    served = start_serve(str(next(INCIDENTS.glob("01-*"))))
+    host, port = served.host, served.port
     try:
         assert (host, port) == ("127.0.0.1", 9817)
-        text = get(f"http://127.0.0.1:{port}/metrics")
+        text = get(f"http://127.0.0.1:{port}/metrics", timeout=30)
         assert 'kueue_doctor_guarantee_violation{cluster_queue="perception"' in text
         # nothing answers on the host's other addresses: its non-loopback ones (a host may have none)
         # and another loopback one (on Linux all of 127/8 reaches the host: a wildcard bind answers there)
@@ -120,8 +110,8 @@ def test_serve_binds_loopback_by_default_and_stops_cleanly_on_ctrl_c():
                 with pytest.raises(OSError):  # noqa: PT011 - refused, unreachable or timed out: any will do
                     c.connect((addr, port))
     finally:
-        code = stop(p, signal.SIGINT)
-    rest = p.stderr.read()
+        code = served.stop(signal.SIGINT)
+    rest = served.stderr()
     assert code == 0 and "Traceback" not in rest and "stopped" in rest
 
 

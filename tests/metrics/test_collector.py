@@ -72,3 +72,83 @@ def test_staleness_metrics(hol_source):
     assert abs(m["kueue_doctor_last_refresh_timestamp_seconds"][()] - time.time()) < 3600
     assert m["kueue_doctor_state_age_seconds"][()] >= 0
     assert m["kueue_doctor_refresh_errors_total"][()] == 0
+
+
+def test_build_info_follows_the_info_convention(hol_source):
+    import platform
+
+    import kueue_doctor
+    info = scrape(hol_source)["kueue_doctor_build_info"]
+    assert list(info.values()) == [1.0]
+    labels = dict(next(iter(info)))
+    assert labels == {"version": kueue_doctor.__version__, "python_version": platform.python_version(),
+                      "kueue_version": labels["kueue_version"]}
+    assert labels["kueue_version"].startswith("v")   # the controller image the folder holds
+
+
+def test_cause_has_one_series_per_named_cluster_queue(hol_source):
+    rows = series(scrape(hol_source), "cause")
+    assert {tuple(sorted(dict(k))) for k in rows} == {("cluster_queue", "id")}
+    named = {(dict(k)["id"], dict(k)["cluster_queue"]) for k, v in rows.items() if v == 1}
+    assert named == {("head-of-line-blocking", "perception")}
+    # every other id: one series, value 0, no queue
+    others = {dict(k)["id"]: (dict(k)["cluster_queue"], v) for k, v in rows.items()
+              if dict(k)["id"] != "head-of-line-blocking"}
+    assert set(others) == {str(c) for c in CauseId} - {"head-of-line-blocking"}
+    assert set(others.values()) == {("", 0.0)}
+
+
+def test_cause_queues_of_cluster_wide_and_merged_causes():
+    from kueue_doctor.doctor.findings import Cause, Confidence
+    from kueue_doctor.metrics.collector import cause_rows
+    from kueue_doctor.metrics.view import cause_queues
+    causes = cause_queues([
+        Cause(CauseId.NODE_UNHEALTHY, Confidence.MEDIUM, [], cluster_wide=True),
+        Cause(CauseId.CONTROLLER_UNHEALTHY, Confidence.MEDIUM, ["team-b"], cluster_wide=True),
+        Cause(CauseId.STUCK_PREEMPTION_TARGET, Confidence.HIGH, ["team-b", "team-a"]),
+    ])
+    assert causes == {"node-unhealthy": ("",), "controller-unhealthy": ("", "team-b"),
+                      "stuck-preemption-target": ("team-a", "team-b")}
+    rows = dict(cause_rows(causes))
+    assert rows[("stuck-preemption-target", "team-a")] == rows[("stuck-preemption-target", "team-b")] == 1
+    assert rows[("node-unhealthy", "")] == 1 and rows[("drs-rounding", "")] == 0
+    assert len(rows) == len(CauseId) - 3 + 5   # 7 ids not named, 5 (id, queue) pairs named
+
+
+# label names as upstream Kueue spells them (pkg/metrics/metrics.go), and the exporter's own
+UPSTREAM_LABELS = {"cluster_queue", "flavor", "resource", "cohort", "parent_cohort", "root_cohort"}
+OWN_LABELS = {"shape", "id", "version", "python_version", "kueue_version"}
+# kueue-doctor metric -> (upstream Kueue metric of the same quantity, the labels a join uses)
+JOINS = {
+    "cluster_queue_resource_pending": ("kueue_cluster_queue_resource_pending", ("cluster_queue", "resource")),
+    "cohort_subtree_quota": ("kueue_cohort_subtree_quota", ("cohort", "flavor", "resource")),
+    "cohort_nominal_quota": ("kueue_cohort_subtree_quota", ("cohort", "flavor", "resource")),
+    "cohort_info": ("kueue_cohort_info", ("cohort", "parent_cohort", "root_cohort")),
+    "cluster_queue_info": ("kueue_cluster_queue_info", ("cluster_queue", "parent_cohort", "root_cohort")),
+}
+
+
+def test_label_names_are_upstreams(hol_source):
+    for name, rows in scrape(hol_source).items():
+        for labels in rows:
+            assert {k for k, _ in labels} <= UPSTREAM_LABELS | OWN_LABELS, name
+
+
+def test_metrics_that_mirror_upstream_carry_its_join_labels(hol_source):
+    m = scrape(hol_source)
+    for name, (_, labels) in JOINS.items():
+        rows = series(m, name)
+        assert rows, name
+        keys = [tuple(dict(k)[a] for a in labels) for k in rows]
+        assert len(keys) == len(set(keys)), f"{name}: not one series per {labels}"
+    # the alias is the same series under upstream's suffix
+    assert series(m, "cohort_subtree_quota") == series(m, "cohort_nominal_quota")
+
+
+def test_exporter_doc_has_the_join_table():
+    from tests.paths import REPO
+    doc = (REPO / "docs" / "exporter.md").read_text()
+    for name, (upstream, labels) in JOINS.items():
+        row = next((line for line in doc.splitlines() if line.startswith(f"| `kueue_doctor_{name}`")), None)
+        assert row is not None and f"`{upstream}`" in row, name
+        assert all(f"`{a}`" in row for a in labels), name

@@ -69,15 +69,16 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
         import prometheus_client  # noqa: F401
     except ImportError:
         raise InputError("serve needs the prometheus_client package: pip install 'prometheus_client>=0.19'") from None
-    from prometheus_client import CollectorRegistry, start_http_server
+    from prometheus_client import CollectorRegistry
 
     from ..metrics.collector import DoctorCollector
+    from ..metrics.server import start_server
     host, port = parse_listen(listen)
     source = make_source(folder, kubeconfig, kube_context, simulate, min_wait, refresh, speed)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(DoctorCollector(source))
     try:
-        httpd, thread = start_http_server(port, host, registry)
+        httpd, thread = start_server(host, port, registry, source)
     except OSError as e:
         raise InputError(f"--listen {listen}: {e.strerror or e}") from None
     done = threading.Event()

@@ -1,11 +1,13 @@
 """The prometheus_client collector: renders the source's current View at every scrape."""
 from __future__ import annotations
 
+import platform
 import time
 from collections.abc import Iterator
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from .. import __version__
 from ..doctor.findings import CauseId
 from .view import View, base_value
 
@@ -25,6 +27,7 @@ class DoctorCollector:
     def collect(self) -> Iterator[Metric]:
         view, last, errors = self.source.current()
         now = time.time()
+        yield build_info(view.kueue_version if view is not None else "")
         if view is not None:
             yield from render(view)
         g = GaugeMetricFamily(P + "last_refresh_timestamp_seconds",
@@ -38,6 +41,20 @@ class DoctorCollector:
         c = CounterMetricFamily(P + "refresh_errors", "Refreshes that failed; the last good state is served.")
         c.add_metric([], errors)
         yield c
+        g = GaugeMetricFamily(P + "refresh_failing",
+                              "1 while the most recent refresh failed (the last good state is served), else 0.")
+        g.add_metric([], 1 if self.source.last_error else 0)
+        yield g
+
+
+def build_info(kueue_version: str) -> GaugeMetricFamily:
+    """The Prometheus ``build_info`` convention: value 1, the build in labels. ``kueue_version`` is
+    the Kueue release the served cluster runs (its controller image), "" until known."""
+    g = GaugeMetricFamily(P + "build_info", "kueue-doctor build information, value 1; kueue_version is the Kueue "
+                          "release of the served cluster (empty if unknown).",
+                          labels=["version", "python_version", "kueue_version"])
+    g.add_metric([__version__, platform.python_version(), kueue_version], 1)
+    return g
 
 
 def _gauge(name: str, doc: str, labels: list[str], rows) -> GaugeMetricFamily:
@@ -73,7 +90,11 @@ def render(view: View) -> Iterator[Metric]:
                  COHORT_FR, _frs(view.cohort_usage))
     yield _gauge("cohort_nominal_quota",
                  "Nominal quota of the cohort's subtree: its own plus what its children can lend "
-                 "(upstream kueue_cohort_subtree_quota).",
+                 "(upstream kueue_cohort_subtree_quota; same series as kueue_doctor_cohort_subtree_quota).",
+                 COHORT_FR, _frs(view.cohort_nominal))
+    yield _gauge("cohort_subtree_quota",
+                 "Nominal quota of the cohort's subtree, named and labelled as upstream kueue_cohort_subtree_quota "
+                 "(same series as kueue_doctor_cohort_nominal_quota).",
                  COHORT_FR, _frs(view.cohort_nominal))
     yield _gauge("free_slots",
                  "Nodes that could take one more pod of a pending shape, on the flavor's nodes "
@@ -89,5 +110,16 @@ def render(view: View) -> Iterator[Metric]:
                  "Admitted workloads still gated or suspended longer than the wait threshold.",
                  ["cluster_queue"], sorted(view.not_released.items()))
     if view.causes is not None:
-        yield _gauge("cause", "1 if the doctor names this cause for a current guarantee violation, else 0.",
-                     ["id"], [(str(c), int(str(c) in view.causes)) for c in CauseId])
+        yield _gauge("cause", "1 for each ClusterQueue the doctor names this cause for in a current guarantee "
+                     "violation (cluster_queue empty: cluster-wide); a cause not named has one series, value 0.",
+                     ["id", "cluster_queue"], cause_rows(view.causes))
+
+
+def cause_rows(causes: dict[str, tuple[str, ...]]) -> list[tuple[tuple[str, str], int]]:
+    """One series per (cause, ClusterQueue) named, value 1; one per other cause id, value 0 and
+    cluster_queue "", so `max by (id)` sees every id."""
+    rows = []
+    for c in CauseId:
+        named = causes.get(str(c))
+        rows += [((str(c), q), 1) for q in named] if named else [((str(c), ""), 0)]
+    return rows

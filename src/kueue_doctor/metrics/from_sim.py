@@ -14,15 +14,16 @@ from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
 from ..sim.nodes import TERMINATING
 from ..sim.observe import observations
 from ..sim.simulator import EVICTED
-from .view import View, all_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
+from .view import View, all_queues, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
-def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] | None = None) -> View:
+def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT,
+                  causes: dict[str, tuple[str, ...]] | None = None) -> View:
     model = sim.model
     esnap = model.snapshot
     now = sim.dt(sim.now)
     cqs = all_queues(esnap)
-    view = View(now=now, cluster_queues=sorted(cqs), causes=causes)
+    view = View(now=now, cluster_queues=sorted(cqs), causes=causes, kueue_version=sim.kueue.label)
     guarantees, pending = {}, []
     evaluator = Evaluator(esnap.flavors, sim.config, min_wait)
     observed = observations(sim, include_inactive=True)
@@ -50,7 +51,7 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, causes: set[str] 
     return view
 
 
-def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> set[str] | None:
+def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> dict[str, tuple[str, ...]] | None:
     """The doctor's causes for the simulated cluster as it stands, through the folder the
     simulator can write; None when this build has no snapshot writer. Only the writing holds
     ``lock`` (the simulation waits for it); the diagnosis runs on the written copy."""
@@ -63,4 +64,4 @@ def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> set[str] | 
     with tempfile.TemporaryDirectory(prefix="kueue-doctor-serve-") as tmp:
         with lock:
             write_snapshot(sim, tmp)
-        return {str(c.id) for c in diagnose(load_folder(tmp), min_wait).causes}
+        return cause_queues(diagnose(load_folder(tmp), min_wait).causes)

@@ -8,13 +8,13 @@ from ..doctor.facts import Facts
 from ..engine.nodes import node_infos
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import GatheredSnapshot
-from .view import View, free_slot_rows, guarantee_rows, pending_rows, tree_rows
+from .view import View, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
 def view_from_snapshot(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT) -> View:
     diag = diagnose(snap, min_wait)
     facts = diag.facts
-    view = View(now=facts.now, causes={str(c.id) for c in diag.causes})
+    view = View(now=facts.now, causes=cause_queues(diag.causes), kueue_version=facts.version or "")
     esnap = facts.model.snapshot
     cqs = {**esnap.cluster_queues, **esnap.inactive}
     view.cluster_queues = sorted(cqs)

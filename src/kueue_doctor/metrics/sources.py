@@ -1,7 +1,8 @@
 """Where the exporter's state comes from: a folder, a live cluster, a running simulation.
 
 Each source answers ``current()`` with the View to publish, the wall time it was last known
-to be current, and how many refreshes failed. Folder and live sources refresh in a
+to be current, and how many refreshes failed; ``readiness()`` says whether it has a state to
+serve and whether its last refresh worked (``/readyz``). Folder and live sources refresh in a
 background thread and keep the last good state, so a scrape never waits for the disk or the
 API server; the simulation source computes its View from the simulator at scrape time.
 """
@@ -25,12 +26,27 @@ class Source:
         self.refresh = refresh
         self.errors = 0
         self.last_refresh: float | None = None
+        # the one-line reason the most recent refresh failed; None once one succeeds again
+        self.last_error: str | None = None
         self._view: View | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def current(self) -> tuple[View | None, float | None, int]:
         return self._view, self.last_refresh, self.errors
+
+    def loaded(self) -> bool:
+        """Whether a first state was read (a live source has none until its first fetch works)."""
+        return self._view is not None
+
+    def readiness(self) -> tuple[bool, str]:
+        """(ready, one-line reason): ready once a state was loaded and while the last refresh worked."""
+        error = self.last_error
+        if not self.loaded():
+            return False, "no state loaded yet" + (f": last attempt failed: {error}" if error else "")
+        if error:
+            return False, f"last refresh failed: {error}"
+        return True, "ok"
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name=type(self).__name__, daemon=True)
@@ -48,10 +64,15 @@ class Source:
     def tick(self) -> None:
         raise NotImplementedError
 
+    def _ok(self) -> None:
+        self.last_refresh = time.time()
+        self.last_error = None
+
     def _failed(self, e: Exception) -> None:
         self.errors += 1
         # one line, never a traceback: the exporter keeps serving the last good state
         msg = " ".join(str(e).split()) or type(e).__name__
+        self.last_error = msg[:300]
         print(f"kueue-doctor serve: refresh failed: {msg}", file=sys.stderr, flush=True)
 
 
@@ -85,7 +106,7 @@ class FolderSource(Source):
         sig = folder_signature(self.root)
         self._view = view_from_snapshot(load_folder(str(self.root)), self.min_wait)
         self._sig = sig
-        self.last_refresh = time.time()
+        self._ok()
 
     def tick(self) -> None:
         try:
@@ -94,7 +115,7 @@ class FolderSource(Source):
             if folder_signature(self.root) != self._sig:
                 self.load()
             else:
-                self.last_refresh = time.time()
+                self._ok()
         except Exception as e:  # a half-written folder: keep serving the last good one
             self._failed(e)
 
@@ -127,7 +148,7 @@ class LiveSource(Source):
         try:
             snap = self.fetch(self.kubeconfig, self.context)
             self._view = view_from_snapshot(snap, self.min_wait)
-            self.last_refresh = time.time()
+            self._ok()
         except Exception as e:
             self._failed(e)
 
@@ -149,7 +170,7 @@ class SimSource(Source):
         self.speed = speed
         self.lock = threading.Lock()
         self.end = self.sim.settings.duration
-        self._causes: set[str] | None = None
+        self._causes: dict[str, tuple[str, ...]] | None = None
         self._causes_at: float | None = None
         sim = self.sim
         for spec in sorted(sim.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
@@ -161,6 +182,9 @@ class SimSource(Source):
                          "fault": sim.on_fault}   # no "sample": the exporter is the sampler here
         self.started = time.monotonic()
         self.last_refresh = time.time()
+
+    def loaded(self) -> bool:
+        return True   # the scenario was loaded above; every scrape computes its View from the simulator
 
     def _loop(self) -> None:
         while not self._stop.wait(self.STEP):
@@ -200,6 +224,9 @@ class SimSource(Source):
                 self._causes = sim_causes(self.sim, self.lock, self.min_wait)
             except Exception as e:
                 self._failed(e)
+            else:
+                # only a cause run that works clears a failed one: the advances in between do not
+                self.last_error = None
 
     def current(self) -> tuple[View | None, float | None, int]:
         from .from_sim import view_from_sim

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..api import objects as o
+from ..doctor.findings import Cause
 from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, count_slots, pod_needs
 from ..engine.snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from ..engine.workload import WorkloadInfo
@@ -37,7 +38,22 @@ class View:
     stuck_targets: dict[str, int] = field(default_factory=dict)            # per cluster_queue
     past_grace: dict[str, int] = field(default_factory=dict)
     not_released: dict[str, int] = field(default_factory=dict)
-    causes: set[str] | None = None     # None: this source cannot run the doctor's cause analysis
+    # cause id -> the ClusterQueues it is named for ("" for a cluster-wide cause);
+    # None: this source cannot run the doctor's cause analysis
+    causes: dict[str, tuple[str, ...]] | None = None
+    kueue_version: str = ""            # the Kueue release the served cluster runs, "" if unknown
+
+
+def cause_queues(causes: Iterable[Cause]) -> dict[str, tuple[str, ...]]:
+    """The ``cluster_queue`` label values of each named cause: the ClusterQueues the doctor lists
+    for it, and "" when it is cluster-wide (controller, nodes) or names no queue."""
+    out: dict[str, tuple[str, ...]] = {}
+    for c in causes:
+        queues = set(c.cluster_queues)
+        if c.cluster_wide or not queues:
+            queues.add("")
+        out[str(c.id)] = tuple(sorted(queues | set(out.get(str(c.id), ()))))
+    return out
 
 
 def base_value(resource: str, amount: int) -> float:
