@@ -58,7 +58,8 @@ def test_explain_unknown_workload_is_one_line_error():
     folder = FOLDERS[0]
     out = CliRunner().invoke(cli, ["explain", "nope/missing", str(folder)])
     assert out.exit_code == 2
-    assert "no Workload nope/missing" in out.output
+    assert out.output.startswith("no Workload named 'missing'") and "namespace nope" in out.output
+    assert len(out.output.strip().splitlines()) == 1
 
 
 def test_diagnose_html_is_one_offline_file(tmp_path):
