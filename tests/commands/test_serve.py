@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import socket
@@ -117,13 +118,15 @@ def test_serve_binds_loopback_by_default_and_stops_cleanly_on_ctrl_c():
 
 @pytest.mark.parametrize(("args", "fragment"), [
     (["/no/such/folder"], "no such file"),
-    ([], "exactly one of"),
-    (["--simulate", "x.yaml", "--kubeconfig", "k"], "exactly one of"),
+    ([], "no kubeconfig"),   # no FOLDER: the live cluster, and there is none to find
+    (["--simulate", "x.yaml", "--kubeconfig", "k"], "not several"),
     (["--listen", "localhost", "--simulate", "x.yaml"], "HOST:PORT"),
     (["--refresh", "soon", "--simulate", "x.yaml"], "--refresh"),
 ])
-def test_bad_input_is_one_line_exit_2(args, fragment):
+def test_bad_input_is_one_line_exit_2(args, fragment, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")}
+    env["HOME"] = str(tmp_path)   # no ~/.kube/config
     p = subprocess.run([sys.executable, "-m", "kueue_doctor", "serve", *args], capture_output=True, text=True,
-                       timeout=30)
+                       timeout=30, env=env)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and fragment in p.stderr, p.stderr

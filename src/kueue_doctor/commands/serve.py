@@ -9,6 +9,7 @@ import click
 
 from ..duration import duration
 from ..errors import InputError
+from .source import source_options
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -27,13 +28,14 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 
 def make_source(folder: str | None, kubeconfig: str | None, kube_context: str | None,
-                simulate: str | None, min_wait: str, refresh: str, speed: float):
+                simulate: str | None, min_wait: str, refresh: str, speed: float, in_cluster: bool = False):
     from datetime import timedelta
 
     from .. import metrics  # noqa: F401  (fail early, as one line, if prometheus_client is missing)
-    chosen = [x for x in (folder, kubeconfig, simulate) if x]
-    if len(chosen) != 1:
-        raise InputError("give exactly one of a snapshot FOLDER, --kubeconfig or --simulate SCENARIO")
+    live = bool(kubeconfig or kube_context or in_cluster)
+    if sum((bool(folder), live, bool(simulate))) > 1:
+        raise InputError("give one of a snapshot FOLDER, a cluster (--kubeconfig, --context, --in-cluster) "
+                         "or --simulate SCENARIO, not several")
     wait = timedelta(seconds=duration(min_wait, "--min-wait"))
     every = duration(refresh, "--refresh")
     if every <= 0:
@@ -43,16 +45,15 @@ def make_source(folder: str | None, kubeconfig: str | None, kube_context: str | 
     from ..metrics.sources import FolderSource, LiveSource, SimSource
     if folder:
         return FolderSource(folder, wait, every)
-    if kubeconfig:
-        return LiveSource(kubeconfig, kube_context, wait, every)
-    assert simulate  # exactly one of the three, checked above
-    return SimSource(simulate, wait, every, speed)
+    if simulate:
+        return SimSource(simulate, wait, every, speed)
+    # neither a folder nor a scenario: the live cluster kubectl would talk to
+    return LiveSource(kubeconfig, kube_context, wait, every, in_cluster=in_cluster)
 
 
 @click.command("serve")
 @click.argument("folder", required=False, type=click.Path())
-@click.option("--kubeconfig", type=click.Path(), help="Serve a live cluster's state (read-only).")
-@click.option("--context", "kube_context", help="kubeconfig context.")
+@source_options
 @click.option("--simulate", type=click.Path(), metavar="SCENARIO", help="Serve a simulation run as it goes.")
 @click.option("--listen", default="127.0.0.1:9817", show_default=True, help="HOST:PORT to serve /metrics on.")
 @click.option("--refresh", default="30s", show_default=True,
@@ -60,11 +61,13 @@ def make_source(folder: str | None, kubeconfig: str | None, kube_context: str | 
 @click.option("--speed", default=60.0, show_default=True, type=float,
               help="Simulated seconds per wall second (--simulate).")
 @click.option("--min-wait", default="5m", show_default=True, help="How long fitting work may wait.")
-def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, simulate: str | None,
-            listen: str, refresh: str, speed: float, min_wait: str) -> None:
+def command(folder: str | None, kubeconfig: str | None, kube_context: str | None, in_cluster: bool,
+            simulate: str | None, listen: str, refresh: str, speed: float, min_wait: str) -> None:
     """Export guarantee violations, pending quota, cohort trees, free slots, stuck victims and
     the doctor's causes as Prometheus metrics (kueue_doctor_*), from a snapshot FOLDER
-    (reloaded when it changes), a live cluster (--kubeconfig) or a running simulation."""
+    (reloaded when it changes), a running simulation (--simulate), or else the live cluster
+    kubectl would talk to (--kubeconfig, --context, $KUBECONFIG, ~/.kube/config; --in-cluster in
+    a pod), read-only."""
     try:
         import prometheus_client  # noqa: F401
     except ImportError:
@@ -74,7 +77,7 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
     from ..metrics.collector import DoctorCollector
     from ..metrics.server import start_server
     host, port = parse_listen(listen)
-    source = make_source(folder, kubeconfig, kube_context, simulate, min_wait, refresh, speed)
+    source = make_source(folder, kubeconfig, kube_context, simulate, min_wait, refresh, speed, in_cluster)
     registry = CollectorRegistry(auto_describe=False)
     registry.register(DoctorCollector(source))
     try:

@@ -8,6 +8,7 @@ API server; the simulation source computes its View from the simulator at scrape
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -123,18 +124,16 @@ class FolderSource(Source):
 class LiveSource(Source):
     """A live cluster read through ``sources.live`` every ``refresh`` seconds."""
 
-    def __init__(self, kubeconfig: str, context: str | None, min_wait: timedelta, refresh: float,
-                 fetch: Callable | None = None):
+    def __init__(self, kubeconfig: str | None, context: str | None, min_wait: timedelta, refresh: float,
+                 fetch: Callable | None = None, in_cluster: bool = False):
         super().__init__(min_wait, refresh)
         if fetch is None:
-            if not Path(kubeconfig).is_file():
+            if kubeconfig and not Path(kubeconfig).is_file():
                 raise InputError("no such kubeconfig file", file=kubeconfig)
-            try:
-                from ..sources.live import snapshot_from_cluster  # written separately; lazy on purpose
-            except ImportError:
-                raise InputError("live mode needs kueue_doctor.sources.live, which this build lacks; "
-                                 "serve a folder from `kueue-doctor collect` instead") from None
-            fetch = snapshot_from_cluster
+            from ..sources.live import resolve_kubeconfig, snapshot_from_cluster
+            if not in_cluster:
+                resolve_kubeconfig(kubeconfig)   # nothing to read: one line now, not a failing refresh loop
+            fetch = functools.partial(snapshot_from_cluster, in_cluster=in_cluster)
         self.fetch = fetch
         self.kubeconfig, self.context = kubeconfig, context
 
