@@ -5,7 +5,8 @@ resolved), so this holds without importing anything. Layers, lowest first (DESIG
 "Architecture: data flows one way"):
 
   L0  errors, heap, duration,   leaf utilities (keys: WorkloadKey, the name of a workload);
-      keys, kueue               facts about Kueue: releases, wire vocabulary
+      keys, kueue, samples      facts about Kueue: releases, wire vocabulary; the packaged
+                                trace samples and the one resolver of trace paths
   L1  api                       object model, parsing
   L2  engine, sources, logs     pure admission semantics; folder/live/collect; the log scanner
   L3  guarantee, frag           the one guarantee; fragmentation measure and placement
@@ -40,7 +41,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "kueue_doctor"
 
 LAYERS: dict[str, int] = {
-    "errors": 0, "heap": 0, "duration": 0, "keys": 0, "kueue": 0,
+    "errors": 0, "heap": 0, "duration": 0, "keys": 0, "kueue": 0, "samples": 0,
     "api": 1,
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,

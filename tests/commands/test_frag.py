@@ -53,3 +53,19 @@ def test_compare_table_and_offline_html(sample_paths, tmp_path):
     assert "<polyline" in page
     assert "<script" not in page
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_builtin_openb_names_say_where_to_download_the_trace(sample_paths):
+    """openb is not shipped (no licence allows it): the builtin names fail in one line naming
+    the file to download and where, through the resolver a scenario's path: uses."""
+    nodes, pods = sample_paths
+    for args, missing in ((["--nodes", "builtin:openb-nodes", "--pods", pods], "openb_node_list_gpu_node.csv"),
+                          (["--nodes", nodes, "--pods", "builtin:openb-pods"], "openb_pod_list_default.csv")):
+        r = run("frag", "replay", *args, "--policy", "FGD")
+        assert r.exit_code == 2, r.output
+        assert r.output.count("\n") == 1
+        assert missing in r.output
+        assert "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv" in r.output
+    r = run("frag", "replay", "--nodes", "builtin:nope", "--pods", pods, "--policy", "FGD")
+    assert r.exit_code == 2
+    assert "unknown sample builtin:nope" in r.output and "builtin:philly" in r.output

@@ -49,5 +49,7 @@ def test_bad_rows_are_input_errors(tmp_path, text, field):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match=r"no such file or directory: .*nope\.csv"):
         read_nodes(str(tmp_path / "nope.csv"))
+    with pytest.raises(InputError, match="cannot read"):
+        read_nodes(str(tmp_path))   # a folder: open() refuses it

@@ -6,6 +6,10 @@ fragmentation shapes, and the simulator's ``traces:`` entry (``sim/traces.py``) 
 workloads. Shapes follow the FGD simulator's own CSV-to-YAML step: every row is a pod whatever
 its phase or QoS, times are ignored, per-GPU milli is clipped to one GPU, and a zero CPU request
 counts as 100m (Kubernetes' "non-zero" request).
+
+Paths go through ``samples.resolve``, as a scenario's ``path:`` does: ``builtin:openb-nodes`` and
+``builtin:openb-pods`` (and a missing openb file) say where to download the trace, which is not
+shipped with kueue-doctor (no licence allows redistributing it).
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from pathlib import Path
 
 from ..engine.nodes import NodeTerms
 from ..errors import InputError
+from ..samples import resolve
 from .shapes import GPU_MILLI, NodeShape, PodShape, parse_models
 
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
@@ -60,8 +65,9 @@ class TracePod:
 
 
 def _rows(path: PathLike, required: tuple[str, ...], what: str) -> Iterator[tuple[str, str, dict]]:
-    """(where, name, row) for each data row; the name (first column) must be set."""
-    path = str(path)
+    """(where, name, row) for each data row; the name (first column) must be set. ``path`` may
+    name a packaged sample (``builtin:NAME``, ``samples.resolve``, as a scenario's ``path:``)."""
+    path = str(resolve(str(path)))
     try:
         f = open(path, newline="", encoding="utf-8")  # noqa: SIM115 - only open() errors are InputErrors; `with f` closes it
     except OSError as e:

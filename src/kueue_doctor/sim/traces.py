@@ -21,6 +21,7 @@ from ..api.fields import Fields
 from ..duration import duration
 from ..errors import InputError
 from ..frag.trace import node_rows, pod_rows
+from ..samples import existing, resolve
 from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec
 
 KINDS = ("philly", "openb")
@@ -87,14 +88,14 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
 
 
 def _path(f: Fields, key: str, base: Path, required: bool = False, default: Path | None = None) -> Path:
-    """A path named in the scenario, relative to the scenario file; it must exist."""
+    """A path named in the scenario: ``builtin:NAME`` (a sample shipped in the package) or relative
+    to the scenario file; it must exist (``samples.resolve``, shared with ``frag --nodes/--pods``)."""
     text = f.str(key, required=required)
-    p = (base / text) if text else default
-    if p is None:
+    if text:
+        return resolve(text, base, field=f.where(key))
+    if default is None:
         raise InputError("required field is missing", field=f.where(key))
-    if not p.exists():
-        raise InputError(f"no such file or directory: {p}", field=f.where(key))
-    return p
+    return existing(default, field=f.where(key))
 
 
 def _positive(f: Fields, key: str, default: float) -> float:
