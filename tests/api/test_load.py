@@ -47,7 +47,9 @@ def test_unknown_kinds_are_skipped_and_counted():
     state = load_documents(docs)
     assert state.counts() == {"ResourceFlavor": 1}
     assert state.skipped == {"kueue.x-k8s.io/v1beta1 AdmissionCheck": 1, "networking.k8s.io/v1 Ingress": 2,
-                             "example.com/v1 Deployment": 1, "(not a Kubernetes object)": 1}
+                             "example.com/v1 Deployment": 1}
+    # a document that is not an object is not a skipped object: its file is listed
+    assert state.not_objects == ["<input>"]
 
 
 def test_files_are_not_modified(tmp_path):

@@ -2,24 +2,88 @@
 
 Files are never written. A file is told apart by content, not by name: inside a folder
 every ``*.yaml``/``*.yml``/``*.json`` file is read (other files such as controller logs
-belong to other readers); a path named explicitly is always read.
+belong to other readers); a path named explicitly is always read. A document that does not
+look like a Kubernetes object (no ``apiVersion``, no ``metadata`` and no kind kueue-doctor
+reads: a Grafana dashboard, Prometheus rule groups, a promtool test, a kube-state-metrics
+config) is not one: its file is listed in ``ClusterState.not_objects``. Of those, a gathered
+folder's own metadata (``manifest.json``, an example's ``ANSWER.yaml``) is listed in
+``ClusterState.metadata_files`` instead.
+
+Two modes. By default the first problem raises ``InputError`` (one line, what every command
+but ``validate`` wants). With a ``Collector`` every problem of every file and object is
+collected and loading goes on; with ``Collector(unknown_fields=True)`` the fields the Kueue
+CRDs do not declare are also reported, as warnings (``schema.unknown_fields``).
 """
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import InputError
-from .parse import UnknownKind, configuration_from_configmap, object_ref, parse_object
+from ..kueue.layout import MANIFEST
+from . import schema
+from .parse import KINDS, KUEUE_GROUP, UnknownKind, configuration_from_configmap, object_ref, parse_object
 from .state import ClusterState
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 OBJECT_SUFFIXES = (".yaml", ".yml", ".json")
+# Files of a gathered folder that describe it and are not objects: the snapshot's manifest,
+# and the answer key of an example incident (examples/incidents, tests/data/public-issues).
+METADATA_FILES = (MANIFEST, "ANSWER.yaml")
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem of one file or object: ``FILE: Kind/namespace/name: field: message``."""
+    file: str
+    obj: str
+    field: str
+    message: str
+    severity: str = ERROR            # ERROR or WARNING
+    # False when the message names the field itself (``unknown field "spec.x"``, as kubectl says it)
+    field_in_line: bool = True
+
+    @classmethod
+    def of(cls, e: InputError) -> Problem:
+        return cls(file=e.file, obj=e.obj, field=e.field, message=e.problem)
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.file, self.obj, self.field if self.field_in_line else "") if p]
+        return " ".join(": ".join([*parts, self.message]).split())  # never more than one line
+
+    def to_json(self) -> dict[str, str]:
+        return {"file": self.file, "object": self.obj, "field": self.field, "message": self.message,
+                "severity": self.severity}
+
+
+def unknown_field_problem(file: str, obj: str, path: str) -> Problem:
+    return Problem(file=file, obj=obj, field=path, message=f'unknown field "{path}"', severity=WARNING,
+                   field_in_line=False)
+
+
+@dataclass
+class Collector:
+    """The collecting mode of the loader (``validate``): problems are gathered, not raised."""
+    unknown_fields: bool = False     # also report fields the Kueue CRDs do not declare (warnings)
+    problems: list[Problem] = field(default_factory=list)
+    # file -> [objects read, objects skipped]
+    per_file: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, e: InputError, file: str, obj: str = "") -> None:
+        self.problems.append(Problem.of(e.located(file=file, obj=obj)))
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
 
 
 def read_text(path: Path) -> str:
@@ -84,34 +148,93 @@ def raw_objects(doc: Any) -> Iterator[Any]:
 
 
 def is_object_document(doc: Any) -> bool:
-    return isinstance(doc, dict) and ("kind" in doc or "apiVersion" in doc or is_scenario(doc))
+    """A document that is, or means to be, a Kubernetes object (or a List or scenario of them):
+    it has an apiVersion or metadata, or names a kind kueue-doctor reads. A broken object
+    (metadata but no kind, a ClusterQueue without apiVersion) is one, and is reported as broken;
+    a dashboard, rule groups or another tool's config (``kind: CustomResourceStateMetrics`` and
+    nothing else of an object) are not."""
+    if not isinstance(doc, dict):
+        return False
+    kind = doc.get("kind")
+    return "apiVersion" in doc or "metadata" in doc or is_scenario(doc) \
+        or (isinstance(kind, str) and (kind in KINDS or (kind.endswith("List") and "items" in doc)))
 
 
-def add_documents(state: ClusterState, docs: Iterable[Any], file: str) -> None:
+def _unknown_fields(raw: Any, file: str, collect: Collector) -> None:
+    if not isinstance(raw, dict):
+        return
+    api_version, kind = raw.get("apiVersion"), raw.get("kind")
+    if isinstance(api_version, str) and api_version.startswith(KUEUE_GROUP + "/") and isinstance(kind, str):
+        ref = object_ref(raw)
+        collect.problems.extend(unknown_field_problem(file, ref, path) for path in schema.unknown_fields(raw, kind))
+
+
+def unknown_field_problems(docs: Iterable[Any], file: str = "<input>") -> list[Problem]:
+    """The unknown-field warnings of decoded documents (Kueue kinds only), without loading them."""
+    collect = Collector(unknown_fields=True)
     for doc in docs:
         if not is_object_document(doc):
-            state.skipped["(not a Kubernetes object)"] += 1
+            continue
+        try:
+            raws = list(raw_objects(doc))
+        except InputError:
+            continue
+        for raw in raws:
+            _unknown_fields(raw, file, collect)
+    return collect.problems
+
+
+def add_documents(state: ClusterState, docs: Iterable[Any], file: str, collect: Collector | None = None) -> None:
+    """Load decoded documents into ``state``. Without ``collect`` the first problem raises
+    InputError; with it, every problem is added to ``collect`` and the rest still loads."""
+    read = skipped = 0
+    not_object = False
+    for doc in docs:
+        if not is_object_document(doc):
+            not_object = True
             continue
         try:
             raws = list(raw_objects(doc))
         except InputError as e:
-            raise e.located(file=file) from None
+            if collect is None:
+                raise e.located(file=file) from None
+            collect.add(e, file)
+            continue
         for raw in raws:
             try:
                 obj = parse_object(raw)
             except UnknownKind as e:
                 state.skipped[str(e)] += 1
+                skipped += 1
                 continue
             except InputError as e:
-                raise e.located(file=file) from None
+                if collect is None:
+                    raise e.located(file=file) from None
+                collect.add(e, file)
+                if collect.unknown_fields:
+                    _unknown_fields(raw, file, collect)
+                continue
+            if collect is not None and collect.unknown_fields:
+                _unknown_fields(raw, file, collect)
             if obj.kind == "ConfigMap":
                 try:
                     cfg = configuration_from_configmap(obj)
                 except InputError as e:
-                    raise e.located(file=file, obj=object_ref(raw)) from None
+                    if collect is None:
+                        raise e.located(file=file, obj=object_ref(raw)) from None
+                    collect.add(e, file, object_ref(raw))
+                    continue
                 if cfg is not None:
                     state.configuration = cfg
             state.add(obj)
+            read += 1
+    if not_object:
+        if read or skipped or Path(file).name not in METADATA_FILES:
+            state.not_objects.append(file)
+        else:
+            state.metadata_files.append(file)
+    if collect is not None:
+        collect.per_file[file] = [read, skipped]
 
 
 def object_files(path: Path) -> list[Path]:
@@ -128,11 +251,31 @@ def object_files(path: Path) -> list[Path]:
     return [path]
 
 
-def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None) -> ClusterState:
+def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
+               collect: Collector | None = None) -> ClusterState:
+    """Every object of the files and folders named. Without ``collect`` the first problem
+    raises InputError; with it every problem is collected (a file that cannot be read or
+    decoded is one problem, then the next file is read)."""
     state = state or ClusterState()
     for p in paths:
-        for f in object_files(Path(p)):
-            add_documents(state, decode_documents(read_text(f), str(f)), str(f))
+        try:
+            found = object_files(Path(p))
+        except InputError as e:
+            if collect is None:
+                raise
+            collect.add(e, str(p))
+            continue
+        for f in found:
+            try:
+                docs = decode_documents(read_text(f), str(f))
+            except InputError as e:
+                if collect is None:
+                    raise
+                collect.add(e, str(f))
+                collect.per_file[str(f)] = [0, 0]
+                state.files.append(str(f))
+                continue
+            add_documents(state, docs, str(f), collect)
             state.files.append(str(f))
     return state
 

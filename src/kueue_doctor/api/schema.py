@@ -34,6 +34,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cache
 from importlib.resources import files
@@ -462,3 +463,144 @@ def validate(raw: dict, kind: str, version: str) -> None:
     err = first_error(raw, kind, version)
     if err is not None:
         raise InputError(err.message, field=field_path(err) or "(object)")
+
+
+# -- unknown fields (kubectl --validate=strict) -----------------------------------------
+# The API server prunes fields a structural schema does not declare; ``kubectl
+# --validate=strict`` reports them (``unknown field "spec.resourceGroup"``). This walk is
+# separate from the checks above and only ``validate`` runs it (``load_paths(...,
+# collect=Collector(unknown_fields=True))`` or ``unknown_fields``): loading for the other
+# commands never pays for it.
+#
+# A field is unknown when no shipped version of the kind declares it at that path: the
+# schemas of every served version (v1beta1, v1beta2) are merged. A dump from a newer Kueue
+# release may carry a field our copy of its own version lacks but the other version has
+# (status.accumulatedPastExecutionTimeSeconds on a v1beta1 Workload, ...); that is not a
+# mistake of the file. The price: a field of the other version (v1beta1's spec.cohort on a
+# v1beta2 ClusterQueue) is not reported.
+#
+# Not checked (anything goes below them): ``metadata`` (ObjectMeta is the API server's,
+# not the CRD's: managedFields, finalizers, ...), a node with
+# ``x-kubernetes-preserve-unknown-fields`` or ``x-kubernetes-embedded-resource``, an object
+# the schema gives no properties, and what ``scripts/reduce_crds.py`` cut from the shipped
+# copies (a Workload's pod template: the upstream schema is the whole PodTemplateSpec).
+
+# (kind, schema path) the shipped CRDs reduced: its fields are not all declared there.
+_REDUCED = {("Workload", "spec.podSets[].template")}
+
+
+@dataclass(slots=True)
+class FieldTree:
+    """The fields a schema node declares, merged over versions. ``props`` maps each declared
+    field to its own tree (None: nothing to check below it, e.g. a scalar); ``extra`` is the
+    tree every undeclared key is checked against when ``has_extra`` (``additionalProperties``
+    with a schema); ``open`` accepts any other key (``additionalProperties: true``); ``items``
+    is the tree of list items when ``array``."""
+    props: dict[str, FieldTree | None] = field(default_factory=dict)
+    has_extra: bool = False
+    extra: FieldTree | None = None
+    open: bool = False
+    array: bool = False
+    items: FieldTree | None = None
+
+
+def _field_tree(node: Any, kind: str, path: str = "") -> FieldTree | None:
+    """None: nothing to check below (a scalar, or a node whose fields are not all declared)."""
+    if not isinstance(node, dict) or (kind, path) in _REDUCED:
+        return None
+    if node.get("x-kubernetes-preserve-unknown-fields") or node.get("x-kubernetes-embedded-resource"):
+        return None
+    tree = FieldTree()
+    for name, sub in (node.get("properties") or {}).items():
+        tree.props[name] = _field_tree(sub, kind, f"{path}.{name}" if path else name)
+    extra = node.get("additionalProperties")
+    if extra is True:
+        tree.open = True
+    elif isinstance(extra, dict):
+        tree.has_extra = True
+        tree.extra = _field_tree(extra, kind, f"{path}.*")
+    if "items" in node:
+        tree.array = True
+        tree.items = _field_tree(node["items"], kind, f"{path}[]")
+    for alt in ("anyOf", "allOf", "oneOf"):  # structural schemas only restate fields there
+        for sub in node.get(alt) or []:
+            other = _field_tree(sub, kind, path)
+            if other is not None:
+                tree = _merge(tree, other)
+    if tree.open or (node.get("type") == "object" and not tree.props and not tree.has_extra):
+        return None  # any field goes, or an object the schema does not describe (metadata)
+    if not tree.props and not tree.has_extra and tree.items is None:
+        return None  # a scalar, or a list of scalars
+    return tree
+
+
+def _merge_sub(a: FieldTree | None, b: FieldTree | None) -> FieldTree | None:
+    """Both sides declare the field: unchecked below if either leaves it unchecked."""
+    return None if a is None or b is None else _merge(a, b)
+
+
+def _merge(a: FieldTree, b: FieldTree) -> FieldTree:
+    out = FieldTree(open=a.open or b.open, has_extra=a.has_extra or b.has_extra, array=a.array or b.array)
+    for name in a.props.keys() | b.props.keys():
+        if name in a.props and name in b.props:
+            out.props[name] = _merge_sub(a.props[name], b.props[name])
+        else:
+            out.props[name] = a.props[name] if name in a.props else b.props[name]
+    if a.has_extra and b.has_extra:
+        out.extra = _merge_sub(a.extra, b.extra)
+    else:
+        out.extra = a.extra if a.has_extra else b.extra
+    if a.array and b.array:
+        out.items = _merge_sub(a.items, b.items)
+    else:
+        out.items = a.items if a.array else b.items
+    return out
+
+
+@cache
+def field_tree(kind: str) -> FieldTree | None:
+    """The fields ``kind`` declares in any shipped version, or None if no CRD is shipped."""
+    crd = _crd(kind)
+    if crd is None:
+        return None
+    tree: FieldTree | None = None
+    for schema in crd["versions"].values():
+        t = _field_tree(schema, kind)
+        if t is not None:
+            tree = t if tree is None else _merge(tree, t)
+    return tree
+
+
+def _walk_unknown(value: Any, tree: FieldTree, path: str, out: list[str]) -> None:
+    if isinstance(value, dict):
+        if not tree.props and not tree.has_extra:
+            return
+        for k, v in value.items():
+            key = str(k)
+            where = f"{path}.{key}" if path else key
+            if key in tree.props:
+                sub = tree.props[key]
+            elif tree.has_extra:
+                sub = tree.extra
+            elif tree.open:
+                continue
+            else:
+                out.append(where)
+                continue
+            if sub is not None:
+                _walk_unknown(v, sub, where, out)
+    elif isinstance(value, list) and tree.items is not None:
+        for i, v in enumerate(value):
+            _walk_unknown(v, tree.items, f"{path}[{i}]", out)
+
+
+def unknown_fields(raw: Any, kind: str) -> list[str]:
+    """Paths of the fields of ``raw`` its kind's schema does not declare, in document order,
+    like ``kubectl --validate=strict`` names them (``spec.resourceGroups[0].flavors[1].resources[0].nominalQuto``).
+    Empty for a kind without a shipped schema (core kinds are not checked)."""
+    tree = field_tree(kind)
+    if tree is None or not isinstance(raw, dict):
+        return []
+    out: list[str] = []
+    _walk_unknown(raw, tree, "", out)
+    return out

@@ -29,6 +29,10 @@ class ClusterState:
     # what was read but is not a kind kueue-doctor uses: "apiVersion kind" -> count
     skipped: Counter = field(default_factory=Counter)
     files: list[str] = field(default_factory=list)
+    # files read holding documents that are not Kubernetes objects (dashboards, rule groups, ...)
+    not_objects: list[str] = field(default_factory=list)
+    # a gathered folder's own metadata (manifest.json, ANSWER.yaml): neither objects nor skipped
+    metadata_files: list[str] = field(default_factory=list)
 
     _BY_NAME: ClassVar[dict[str, str]] = {
         "ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
