@@ -202,7 +202,7 @@ def quota_timeline(t: Sequence[float], used: Sequence[float], nominal: Sequence[
         hovertemplate="used %{y}<extra>%{customdata}</extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(
         x=xs, y=stacked, name="pending that fits nominal (stacked on used)", mode="lines",
-        line={"shape": "hv", "color": PENDING_FITS, "width": 1.2}, fill="tonexty",
+        line={"shape": "hv", "color": PENDING_FITS, "width": 0}, fill="tonexty",   # the area only
         fillcolor=_rgba(PENDING_FITS, 0.35), customdata=list(fits),
         hovertemplate="pending that fits %{customdata:,.4~g}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(

@@ -40,7 +40,8 @@ td.nw { white-space: nowrap; }
 .pass { color: #1a7f37; } .fail { color: #cf222e; } .unknown { color: #9a6700; } .skipped { color: #666; }
 .cause { border-left: 4px solid #D55E00; padding: .3em 1em; margin: 1em 0; background: #fafafa; }
 table.steps td, table.steps th { text-align: left; }
-table.cluster-queues td:nth-child(-n+5), table.cluster-queues th:nth-child(-n+5),
+table.cluster-queues td:nth-child(-n+3), table.cluster-queues th:nth-child(-n+3),
+table.cluster-queues td:nth-child(5), table.cluster-queues th:nth-child(5),
 table.violations td:nth-child(-n+2), table.violations th:nth-child(-n+2) { text-align: left; }
 """
 
