@@ -70,9 +70,9 @@ def test_diagnose_html_is_one_offline_file(tmp_path):
     html = out_file.read_text()
     assert html.startswith("<!doctype html>")
     assert "head-of-line-blocking" in html
-    assert "http://" not in html
-    assert "https://" not in html
-    assert "<script" not in html
+    # plotly.js inline, once; nothing else is fetched (tests/report/test_browser.py opens it)
+    from tests.report.pages import offline_problems
+    assert offline_problems(html) == []
 
 
 def test_stale_log_signature_is_not_evidence():

@@ -72,7 +72,7 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
         d = diagnose(snap, parse_min_wait(min_wait), parse_now(now_text))
     if html:
         from ..report.doctor_html import render
-        write_file(html, render(d) + "\n")
+        write_file(html, render(d, top) + "\n")
         if html == "-":
             sys.exit(exit_status(d, fail_on))
     from ..report.diagnosis_text import render as render_text

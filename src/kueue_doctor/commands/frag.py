@@ -7,10 +7,10 @@ import click
 
 from ..errors import InputError
 from ..frag.compare import run_grid, summarise, table
-from ..frag.plot import html_report
 from ..frag.policies import POLICIES, policy_class
 from ..frag.replay import DEFAULT_TUNE, replay
 from ..frag.trace import read_nodes, read_pods
+from ..report.frag_html import html_report
 from ..report.text import Column, Table
 from .output import Output, output_options
 from .progress import bar, phase

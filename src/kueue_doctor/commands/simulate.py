@@ -70,7 +70,7 @@ def command(scenario: str, out: Output, html: str | None, timeseries: bool, top:
         summary.pop("wallSeconds")
     if html:
         from ..report.sim_html import write_report
-        write_report(sim, summary, html)
+        write_report(sim, summary, html, top)
     body = dict(summary)
     if timeseries and out.structured:
         body["timeseries"] = sim.recorder.timeseries()

@@ -1,1 +1,1 @@
-"""Reports written to files (HTML with inline SVG)."""
+"""Reports written to files: single offline HTML pages with Plotly charts (``charts.py``)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,8 @@ from ..guarantee import Evaluator
 from .observe import observations
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..keys import WorkloadKey
+    from .scenario import Fault
     from .simulator import Simulator, SimWorkload
 
 
@@ -18,6 +21,17 @@ def primary_resource(resources: list[str]) -> str:
         if "gpu" in r.lower():
             return r
     return "cpu" if "cpu" in resources else (resources[0] if resources else "")
+
+
+@dataclass(frozen=True, slots=True)
+class EventMark:
+    """When something a report marks on its time axis happened: a fault, a workload evicted by
+    preemption (``eviction``, on the victim's queue) and the preemption it made (``preemption``,
+    on the preemptor's queue). ``cluster_queue`` is "" for a fault on a node (every queue)."""
+    t: float
+    kind: str          # fault | eviction | preemption
+    cluster_queue: str
+    text: str
 
 
 class Recorder:
@@ -39,6 +53,7 @@ class Recorder:
         self.queued: dict[str, int] = defaultdict(int)
         self.pending_since: dict[str, float] = {}
         self.pending_seconds: dict[str, float] = defaultdict(float)
+        self.marks: list[EventMark] = []   # in time order
 
     def queued_change(self, cq: str, delta: int) -> None:
         t = self.sim.now
@@ -90,8 +105,21 @@ class Recorder:
         area = self.usage_area[cq] + self.usage_level[cq] * (t - self.usage_t.get(cq, t))
         return area / t / nominal * 100.0 if nominal and t > 0 else 0.0
 
-    def preemption(self, sw: SimWorkload) -> None:
+    def preemption(self, sw: SimWorkload, reason: str = "", preemptor: WorkloadKey | None = None) -> None:
         self.preemptions[sw.cluster_queue] += 1
+        t = self.sim.now
+        by = self.sim.workloads.get(preemptor) if preemptor is not None else None
+        why = f" ({reason})" if reason else ""
+        self.marks.append(EventMark(t, "eviction", sw.cluster_queue,
+                                    f"{sw.key} evicted, preempted by {preemptor or 'unknown'}{why}"))
+        if by is not None:
+            self.marks.append(EventMark(t, "preemption", by.cluster_queue,
+                                        f"{preemptor} preempted {sw.key} of {sw.cluster_queue}{why}"))
+
+    def fault(self, fault: Fault) -> None:
+        sw = self.sim.workloads.get(fault.workload) if fault.workload is not None else None
+        self.marks.append(EventMark(self.sim.now, "fault", sw.cluster_queue if sw is not None else "",
+                                    f"{fault.kind} {fault.target}"))
 
     def sample(self, final: bool = False) -> None:
         sim = self.sim

@@ -251,7 +251,7 @@ class Simulator:
 
     def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey) -> None:
         sw.preemptions += 1
-        self.recorder.preemption(sw)
+        self.recorder.preemption(sw, reason, preemptor)
         self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor,
                   cycle=self.cycles)
         was_running = sw.state == RUNNING_W
@@ -307,6 +307,7 @@ class Simulator:
 
     def on_fault(self, fault) -> None:
         self.emit("fault", kind=fault.kind, target=fault.target)
+        self.recorder.fault(fault)
         if fault.workload is not None:
             sw = self.workloads.get(fault.workload)
             if sw is None:
