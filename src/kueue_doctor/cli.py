@@ -5,12 +5,15 @@ import importlib
 import importlib.util
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from .commands.output import EXIT_BAD_INPUT, EXIT_INTERNAL
-from .errors import InputError
+from .errors import EXIT_BAD_INPUT, EXIT_INTERNAL, InputError
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 # name -> module under kueue_doctor.commands that defines ``command``. Modules are imported
 # only when their command runs (or for --help), so a quick command does not pay for numpy.
@@ -25,6 +28,7 @@ COMMANDS = {
     "logs": "logs",
     "frag": "frag",
     "serve": "serve",
+    "completion": "completion",
 }
 SUMMARIES = {
     "validate": "Read YAML/JSON object files or folders and check every object.",
@@ -37,7 +41,14 @@ SUMMARIES = {
     "logs": "Scan Kueue controller logs for known failure signatures.",
     "frag": "GPU fragmentation: trace replay and placement-policy comparison.",
     "serve": "Prometheus exporter: violations, pending quota, free slots and causes as metrics.",
+    "completion": "Print the shell completion script (bash, zsh, fish).",
 }
+PROG = "kueue-doctor"
+# kubectl runs `kubectl kueue-doctor ARGS` as the executable kubectl-kueue_doctor on PATH; help and
+# usage then name the command as the user typed it.
+KUBECTL_PROG = "kubectl kueue-doctor"
+# click's convention, from PROG: the variable the completion script sets when it calls PROG back.
+COMPLETE_VAR = "_KUEUE_DOCTOR_COMPLETE"
 
 
 class Group(click.Group):
@@ -54,6 +65,15 @@ class Group(click.Group):
         except ModuleNotFoundError:
             return None
         return module.command
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Sub-command names with their summaries, without importing every command module (a
+        <TAB> must not pay for numpy); the options after them come from click."""
+        from click.shell_completion import CompletionItem
+        items = [CompletionItem(n, help=SUMMARIES.get(n, ""))
+                 for n in self.list_commands(ctx) if n.startswith(incomplete)]
+        items.extend(click.Command.shell_complete(self, ctx, incomplete))
+        return items
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, SUMMARIES.get(n, "")) for n in self.list_commands(ctx)]
@@ -82,14 +102,38 @@ class Group(click.Group):
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kueue-doctor")
+@click.version_option(__version__, prog_name=PROG)
 def cli() -> None:
     """Find Kueue guarantee violations and explain them."""
 
 
-def main() -> None:
+def main(prog_name: str = PROG) -> None:
     # Loading a cluster creates millions of long-lived objects; the default collector
     # thresholds rescan them over and over (heap.py has the rest of the story).
     import gc
     gc.set_threshold(50_000, 50, 100)
-    cli(prog_name="kueue-doctor")
+    cli(prog_name=prog_name, complete_var=COMPLETE_VAR)
+
+
+def kubectl_main() -> None:
+    """``kubectl-kueue_doctor``: the same program, run by kubectl as ``kubectl kueue-doctor``."""
+    main(KUBECTL_PROG)
+
+
+def kubectl_complete() -> None:
+    """``kubectl_complete-kueue_doctor``: kubectl's plugin completion (kubectl 1.26+). kubectl
+    calls it with the words after ``kubectl kueue-doctor``, the last one being completed, and
+    reads Cobra's answer: one ``value<TAB>help`` per line, then ``:DIRECTIVE`` (0: let the shell
+    complete file names as well, 4: do not)."""
+    from click.shell_completion import ShellComplete
+    args = sys.argv[1:]
+    incomplete = args.pop() if args else ""
+    items = ShellComplete(cli, {}, KUBECTL_PROG, COMPLETE_VAR).get_completions(args, incomplete)
+    files = False
+    for item in items:
+        if item.type in ("file", "dir"):
+            files = True
+            continue
+        help_line = " ".join((item.help or "").split())
+        click.echo(f"{item.value}\t{help_line}" if help_line else str(item.value))
+    click.echo(":0" if files else ":4")

@@ -23,3 +23,12 @@ class InputError(Exception):
         parts = [p for p in (self.file, self.obj, self.field) if p]
         line = ": ".join([*parts, self.problem])
         return " ".join(line.split())  # never more than one line
+
+
+# Exit status, the same for every command (docs/cli.md, "Exit status"). Here, beside the error
+# that gives status 2, so the entry point reads them without importing any command.
+EXIT_OK = 0          # healthy, or the command did what was asked
+EXIT_FOUND = 1       # a guarantee violation or a cause found (see --fail-on); failed conformance cases
+EXIT_BAD_INPUT = 2   # bad input or usage: one line on stderr naming file, object and field
+EXIT_UNKNOWN = 3     # not enough data to decide: the output says what to collect
+EXIT_INTERNAL = 70   # a bug of ours (EX_SOFTWARE); KUEUE_DOCTOR_DEBUG=1 shows the traceback

@@ -118,7 +118,7 @@ def test_serve_binds_loopback_by_default_and_stops_cleanly_on_ctrl_c():
 
 @pytest.mark.parametrize(("args", "fragment"), [
     (["/no/such/folder"], "no such file"),
-    ([], "no kubeconfig"),   # no FOLDER: the live cluster, and there is none to find
+    ([], "no cluster to read"),   # no FOLDER: the live cluster, and there is none to find
     (["--simulate", "x.yaml", "--kubeconfig", "k"], "not several"),
     (["--listen", "localhost", "--simulate", "x.yaml"], "HOST:PORT"),
     (["--refresh", "soon", "--simulate", "x.yaml"], "--refresh"),

@@ -12,6 +12,7 @@ import copy
 import functools
 import json
 import socket
+import ssl
 import threading
 from datetime import datetime, timedelta
 from email.utils import format_datetime
@@ -68,8 +69,16 @@ def _matches(obj: dict, selector: str) -> bool:
     return True
 
 
+def _bearer_ok(header: str) -> bool:
+    # The auth scheme is case-insensitive (RFC 9110); the in-cluster loader sends "bearer".
+    scheme, _, token = header.partition(" ")
+    return scheme.lower() == "bearer" and token == TOKEN
+
+
 class FakeAPI:
-    def __init__(self, folder: Path, kueue_versions=("v1beta1", "v1beta2"), page_size_cap: int = 0):
+    def __init__(self, folder: Path, kueue_versions=("v1beta1", "v1beta2"), page_size_cap: int = 0,
+                 tls: tuple[Path, Path] | None = None):
+        """``tls``: (certificate, key) files to serve HTTPS with, as a real API server does."""
         self.folder = folder
         self.kueue_versions = tuple(kueue_versions)
         self.requests: list[dict] = []
@@ -90,11 +99,17 @@ class FakeAPI:
         self.now = datetime.fromisoformat(last[:19] + "+00:00") + timedelta(seconds=1)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.scheme = "http"
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(str(tls[0]), str(tls[1]))
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}"
 
     def __enter__(self) -> FakeAPI:
         self.thread.start()
@@ -226,7 +241,7 @@ class FakeAPI:
                 api.requests.append(record)
                 if self.command != "GET":
                     status, body, ctype = api._status(405, "kueue-doctor must only read")
-                elif self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                elif not _bearer_ok(self.headers.get("Authorization", "")):
                     status, body, ctype = api._status(401, "Unauthorized")
                 else:
                     status, body, ctype = api.route(u.path, q)

@@ -8,15 +8,14 @@ import click
 from ..duration import duration
 from ..kueue import layout as lay
 from .output import Output, output_options
+from .source import source_options
 
 KIND = "CollectResult"
 
 
 @click.command("collect")
 @click.option("--out", "out_dir", required=True, type=click.Path(), help="Folder to write (must be empty or new).")
-@click.option("--kubeconfig", type=click.Path(), default=None,
-              help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
-@click.option("--context", "kube_context", help="kubeconfig context (default: its current-context).")
+@source_options
 @click.option("--since", default="6h", show_default=True, help="Window of controller logs to fetch.")
 @click.option("--namespace-label-filter", "ns_selector", default="", metavar="SELECTOR",
               help="Only read Pods, Jobs, Events and LimitRanges of namespaces matching this label selector "
@@ -26,17 +25,20 @@ KIND = "CollectResult"
 @click.option("--request-timeout", default=30.0, show_default=True, type=float, help="Seconds per API request.")
 @click.option("--force", is_flag=True, help="Replace the files of a previous collect in a non-empty --out.")
 @output_options
-def command(out_dir: str, kubeconfig: str | None, kube_context: str | None, since: str, ns_selector: str,
-            kueue_pods_only: bool, request_timeout: float, force: bool, out: Output) -> None:
+def command(out_dir: str, kubeconfig: str | None, kube_context: str | None, in_cluster: bool, since: str,
+            ns_selector: str, kueue_pods_only: bool, request_timeout: float, force: bool, out: Output) -> None:
     """Gather Kueue objects, nodes, pods, jobs, events, the Kueue controller (Deployment, config,
     logs, metrics) into a folder `kueue-doctor diagnose` reads, plus manifest.json saying what
-    could not be read and why. Only get/list is ever sent: see deploy/rbac.yaml."""
+    could not be read and why. Only get/list is ever sent: see deploy/rbac.yaml.
+
+    The cluster is the one kubectl would use: --kubeconfig alone, else $KUBECONFIG (merged), else
+    ~/.kube/config, else (in a pod, or with --in-cluster) the pod's service account."""
     from ..sources.kube_collect import Options, collect
-    from ..sources.live import resolve_kubeconfig
+    from ..sources.kubeconfig import resolve
     since_s = int(duration(since, "--since"))
-    kubeconfig = resolve_kubeconfig(kubeconfig)
+    cluster = resolve(kubeconfig, kube_context, in_cluster)
     target = Path(out_dir)
-    manifest = collect(kubeconfig, kube_context, target,
+    manifest = collect(cluster, target,
                        Options(since_seconds=since_s, kueue_pods_only=kueue_pods_only, namespace_selector=ns_selector),
                        timeout=request_timeout, force=force)
     n = sum(c.get(lay.E_COUNT, 0) for c in manifest[lay.COLLECTED])

@@ -50,7 +50,6 @@ def resolve(snap, ref: str, namespace: str | None, all_namespaces: bool, live: b
     default = None
     if live and not namespace and not all_namespaces:
         # as kubectl: the context's namespace, when the user names none
-        from ..sources import live as live_source
-        ctx_ns = getattr(live_source, "context_namespace", None)
-        default = ctx_ns(kubeconfig, context) if ctx_ns else None
+        from ..sources.kubeconfig import context_namespace
+        default = context_namespace(kubeconfig, context)
     return find_workload(snap, ref, namespace, all_namespaces, default_namespace=default)

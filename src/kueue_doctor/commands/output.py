@@ -19,18 +19,18 @@ from typing import Any
 import click
 from rich.console import Console
 
-from ..errors import InputError
+from ..errors import (  # noqa: F401 - the exit statuses are part of this module's interface
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    InputError,
+)
 from ..report.text import console
 
 API_VERSION = "kueue-doctor.dev/v1alpha1"
 FORMATS = ("text", "wide", "json", "yaml")
-
-# Exit status, the same for every command (docs/cli.md, "Exit status").
-EXIT_OK = 0          # healthy, or the command did what was asked
-EXIT_FOUND = 1       # a guarantee violation or a cause found (see --fail-on); failed conformance cases
-EXIT_BAD_INPUT = 2   # bad input or usage: one line on stderr naming file, object and field
-EXIT_UNKNOWN = 3     # not enough data to decide: the output says what to collect
-EXIT_INTERNAL = 70   # a bug of ours (EX_SOFTWARE); KUEUE_DOCTOR_DEBUG=1 shows the traceback
 
 TextRenderer = Callable[[Console, bool], None]
 

@@ -130,9 +130,9 @@ class LiveSource(Source):
         if fetch is None:
             if kubeconfig and not Path(kubeconfig).is_file():
                 raise InputError("no such kubeconfig file", file=kubeconfig)
-            from ..sources.live import resolve_kubeconfig, snapshot_from_cluster
-            if not in_cluster:
-                resolve_kubeconfig(kubeconfig)   # nothing to read: one line now, not a failing refresh loop
+            from ..sources.kubeconfig import resolve
+            from ..sources.live import snapshot_from_cluster
+            resolve(kubeconfig, context, in_cluster)   # nothing to read: one line now, not a failing refresh loop
             fetch = functools.partial(snapshot_from_cluster, in_cluster=in_cluster)
         self.fetch = fetch
         self.kubeconfig, self.context = kubeconfig, context

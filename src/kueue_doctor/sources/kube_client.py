@@ -7,14 +7,13 @@ the typed models drop fields they do not know (every Kueue object, newer core fi
 from __future__ import annotations
 
 import json
-import os
 import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, BinaryIO
 
-from ..errors import InputError
+from .kubeconfig import Target
 
 # A page of this many objects stays a few MB even for Pods, and is the size kubectl uses.
 PAGE_SIZE = 500
@@ -37,37 +36,10 @@ def _clean(text: object, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def api_client(kubeconfig: str, context: str | None):
-    """An ApiClient for one kubeconfig context; bad input is one InputError line."""
-    from kubernetes import config
-    from kubernetes.config.config_exception import ConfigException
-
-    if not os.path.exists(kubeconfig):
-        raise InputError("no such kubeconfig file", file=kubeconfig)
-    try:
-        contexts, current = config.list_kube_config_contexts(config_file=kubeconfig)
-    except ConfigException as e:
-        raise InputError(f"not a usable kubeconfig: {_clean(e)}", file=kubeconfig) from None
-    except Exception as e:  # YAML errors and the like: the file is not a kubeconfig
-        raise InputError(f"not a usable kubeconfig: {_clean(e)}", file=kubeconfig) from None
-    names = [c.get("name") for c in contexts or []]
-    if context and context not in names:
-        raise InputError(f"unknown context {context!r} (kubeconfig has: {', '.join(n for n in names if n) or 'none'})",
-                         file=kubeconfig)
-    if not context and not current:
-        raise InputError("no current-context; pass --context", file=kubeconfig)
-    import urllib3
-    from kubernetes.client import Configuration
-    cfg = Configuration()
-    # Bounded time per request: a read timeout is not retried (it would multiply the wait), only
-    # connection setup is, once, so a flaky connect does not lose a whole resource. Set before the
-    # client exists: its connection pool takes the setting when it is built.
-    cfg.retries = urllib3.util.Retry(total=1, connect=1, read=0, status=0, redirect=0, other=0)
-    try:
-        return config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False,
-                                             client_configuration=cfg)
-    except ConfigException as e:
-        raise InputError(f"context {context or current.get('name')!r}: {_clean(e)}", file=kubeconfig) from None
+def api_client(target: Target):
+    """An ApiClient for one resolved cluster (``kubeconfig.resolve``)."""
+    from kubernetes.client import ApiClient
+    return ApiClient(configuration=target.configuration)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..kueue import constants as kc
 from ..kueue import layout
 from .kube_client import FetchError, Kube
+from .kubeconfig import Target
 
 KUEUE_GROUP = kc.GROUP
 KUEUE_VERSIONS_PREFERRED = ("v1beta2", "v1beta1")
@@ -343,10 +344,11 @@ def prepare_out(out: Path, force: bool) -> None:
         raise InputError(f"cannot create folder: {e.strerror}", file=str(out)) from None
 
 
-def collect(kubeconfig: str, context: str | None, out: Path, opts: Options, timeout: float = 30.0,
-            force: bool = False) -> dict:
+def collect(target: Target, out: Path, opts: Options, timeout: float = 30.0, force: bool = False) -> dict:
+    """Gather the cluster ``target`` names (``kubeconfig.resolve``: a bad kubeconfig has failed
+    before anything is written) into ``out``."""
     from .kube_client import Kube, api_client
-    kube = Kube(api_client(kubeconfig, context), timeout=timeout)  # a bad kubeconfig fails before any write
+    kube = Kube(api_client(target), timeout=timeout)
     collector = Collector(kube, out, opts)
     collector.check_reachable()  # before touching --out: a wrong server must not cost a previous collect
     prepare_out(out, force)

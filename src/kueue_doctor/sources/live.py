@@ -7,42 +7,28 @@ outlives this call (the doctor reads the log files later) and is removed at exit
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
 from ..kueue import layout
+from .kubeconfig import context_namespace, resolve
 from .snapshot import GatheredSnapshot, load_folder
 
 DEFAULT_SINCE_SECONDS = 6 * 3600
-
-
-def resolve_kubeconfig(kubeconfig: str | None) -> str:
-    """The kubeconfig kubectl would use: the flag, else the first file of $KUBECONFIG, else ~/.kube/config."""
-    if kubeconfig:
-        return kubeconfig
-    env = os.environ.get("KUBECONFIG", "")
-    for p in env.split(os.pathsep):
-        if p and os.path.exists(p):
-            return p
-    default = os.path.expanduser("~/.kube/config")
-    if os.path.exists(default):
-        return default
-    raise InputError("no kubeconfig: pass --kubeconfig, set KUBECONFIG or create ~/.kube/config")
+__all__ = ["DEFAULT_SINCE_SECONDS", "context_namespace", "snapshot_from_cluster"]
 
 
 def snapshot_from_cluster(kubeconfig: str | None, context: str | None, since_seconds: int = DEFAULT_SINCE_SECONDS,
                           timeout: float = 30.0, in_cluster: bool = False) -> GatheredSnapshot:
+    """The cluster kubectl would read with these flags (``kubeconfig.resolve``: ``--kubeconfig``
+    alone, else ``$KUBECONFIG`` merged, else ``~/.kube/config``, else the pod's service account)."""
     from .kube_collect import Options, collect
+    target = resolve(kubeconfig, context, in_cluster)  # bad input fails before the folder exists
     folder = tempfile.mkdtemp(prefix="kueue-doctor-live-")
     atexit.register(shutil.rmtree, folder, True)
     try:
-        if in_cluster:
-            raise InputError("--in-cluster is not supported yet")
-        collect(resolve_kubeconfig(kubeconfig), context, Path(folder), Options(since_seconds=since_seconds),
-                timeout=timeout)
+        collect(target, Path(folder), Options(since_seconds=since_seconds), timeout=timeout)
     except BaseException:
         shutil.rmtree(folder, True)
         raise
