@@ -56,6 +56,9 @@ CASES = [
      lambda t: ["frag", "compare", "--nodes", NODES, "--pods", PODS, "--seeds", "1", "--jobs", "1", "--tune", "0",
                 "--policies", "BestFit,FGD"], EXIT_OK),
     ("conformance", "ConformanceResults", lambda t: ["conformance", CONFORMANCE], EXIT_OK),
+    ("validate", "ValidationReport", lambda t: ["validate", str(HOL)], EXIT_OK),
+    ("validate-deploy", "ValidationReport", lambda t: ["validate", str(REPO / "deploy")], EXIT_OK),
+    ("demo", "DemoResults", lambda t: ["demo"], EXIT_OK),
 ]
 
 

@@ -282,3 +282,28 @@ def test_in_cluster_outside_a_pod_is_one_line(tmp_path):
     res = run("collect", "--out", str(tmp_path / "snap"), "--in-cluster")
     line = one_line(res)
     assert res.exit_code == 2 and "cannot read the cluster from inside a pod" in line, line
+
+
+def test_collect_prints_through_every_output_form(api, kubeconfig, tmp_path):
+    """collect's result (the folder and its manifest) in each form of docs/cli.md."""
+    import json as _json
+
+    import jsonschema
+    import yaml as _yaml
+    from click.testing import CliRunner
+
+    from kueue_doctor.cli import cli
+    from kueue_doctor.commands.output import schema
+
+    runner = CliRunner()
+    for i, form in enumerate(("json", "yaml", "text", "wide")):
+        out = tmp_path / f"snap-{i}"
+        res = runner.invoke(cli, ["collect", "--out", str(out), "--kubeconfig", str(kubeconfig), "-o", form])
+        assert res.exit_code == 0, res.output
+        if form in ("json", "yaml"):
+            doc = _json.loads(res.stdout) if form == "json" else _yaml.safe_load(res.stdout)
+            assert doc["kind"] == "CollectResult" and doc["folder"] == str(out)
+            jsonschema.validate(doc, schema("CollectResult"))
+            assert doc["manifest"] == _json.loads((out / "manifest.json").read_text())
+        else:
+            assert str(out) in res.stdout and "…" not in res.stdout
