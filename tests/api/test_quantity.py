@@ -108,7 +108,7 @@ def test_equality_is_by_value_not_format():
     ("memory", 1440 << 30, None, "1.4Ti"),
     ("memory", 1474560 << 20, None, "1.4Ti"),      # the same amount written in Mi reads the same
     ("memory", 512 << 20, None, "512Mi"),
-    ("memory", 512 << 20, "Gi", "0.5Gi"),          # a column's unit, chosen by its largest value
+    ("memory", 512 << 20, "Gi", "0.5Gi"),          # in a column's unit
     ("memory", 100, None, "100"),
     ("memory", 0, "Ti", "0"),
     ("cpu", 128000, None, "128"),
@@ -125,5 +125,9 @@ def test_human_amounts(resource, amount, unit, text):
 def test_a_column_takes_the_unit_of_its_largest_value():
     from kueue_doctor.api.quantity import human_amount, human_unit
     values = [5760 << 30, 1440 << 30, 2880 << 30]
-    unit = human_unit("memory", max(values))
+    unit = human_unit("memory", values)
     assert [human_amount("memory", v, unit) for v in values] == ["5.6Ti", "1.4Ti", "2.8Ti"]
+    small = [1 << 40, 0, 128 << 30]       # the smallest non-zero amount decides: never "0.1Ti"
+    unit = human_unit("memory", small)
+    assert [human_amount("memory", v, unit) for v in small] == ["1024Gi", "0", "128Gi"]
+    assert human_unit("cpu", [576000, 500]) == "m" and human_unit("cpu", [576000, 0]) == ""

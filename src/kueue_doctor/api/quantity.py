@@ -9,6 +9,7 @@ the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 
@@ -190,13 +191,18 @@ def is_bytes(resource: str) -> bool:
     return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
 
 
-def human_unit(resource: str, largest: int) -> str:
-    """The unit a column of ``resource`` amounts is printed in, chosen by its largest amount so
-    that the whole column reads in one unit (``human_amount(..., unit=)``)."""
+def human_unit(resource: str, amounts: Iterable[int]) -> str:
+    """The one unit a column of ``resource`` amounts is printed in: the largest unit in which
+    its smallest non-zero amount still reads as 1 or more, so that 5760Gi, 1440Gi and 2880Gi
+    read 5.6Ti, 1.4Ti, 2.8Ti, and 1Ti beside 128Gi reads 1024Gi, 128Gi (never 0.1Ti)."""
+    nonzero = [abs(a) for a in amounts if a]
+    if not nonzero:
+        return ""
+    smallest = min(nonzero)
     if is_bytes(resource):
-        return next((u for u, size in _HUMAN_BINARY if largest >= size), "")
+        return next((u for u, size in _HUMAN_BINARY if smallest >= size), "")
     if resource == "cpu":
-        return "" if largest >= 1000 or largest == 0 else "m"
+        return "" if smallest >= 1000 else "m"
     return ""
 
 
@@ -204,7 +210,7 @@ def human_amount(resource: str, amount: int, unit: str | None = None) -> str:
     """A Kueue amount (millicores for cpu, bytes for memory, units otherwise) as people read
     it: ``1.4Ti``, ``128``, ``500m``, ``1.5``. Lossy by design (one decimal); JSON keeps the
     exact quantity."""
-    unit = human_unit(resource, amount) if unit is None else unit
+    unit = human_unit(resource, (amount,)) if unit is None else unit
     if amount == 0:
         return "0"
     if is_bytes(resource):

@@ -116,7 +116,7 @@ def output_options(func: Callable[..., Any] | None = None, *, html: bool = False
         if legacy_json:
             run = click.option("--json", "json_flag", is_flag=True, hidden=True, help="Same as -o json.")(run)
         if html:
-            run = click.option("--html", "html", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+            run = click.option("--html", "html", type=click.Path(dir_okay=False), default=None,
                                metavar="FILE", help="Also write a single-file offline HTML report to FILE.")(run)
         return run
     return wrap(func) if func is not None else wrap

@@ -56,7 +56,7 @@ def violations(con: Console, d: Diagnosis, wide: bool) -> None:
         t = Table([Column("flavor/resource"), Column("nominal", right=True), Column("reserved", right=True),
                    Column("pending that fits", right=True)])
         for (flavor, resource), x in sorted(v.resources.items()):
-            unit = human_unit(resource, max(x.nominal, x.reserved, x.pending_that_fits))
+            unit = human_unit(resource, (x.nominal, x.reserved, x.pending_that_fits))
             cells = [human_amount(resource, a, unit) for a in (x.nominal, x.reserved, x.pending_that_fits)]
             if wide:
                 cells = [f"{c} ({format_amount(resource, a)})" if c != format_amount(resource, a) else c

@@ -131,7 +131,7 @@ def render(diagnosis: Diagnosis, top: int | None = DEFAULT_TOP) -> str:
                              format_amount(fr[1], x.reserved), format_amount(fr[1], x.pending_that_fits),
                              len(v.pending_workloads), _ts(v.since)))
         out.append(html_table(("ClusterQueue", "flavor/resource", "nominal", "reserved", "pending that fits",
-                               "waiting", "since"), rows, css_class="violations"))
+                               "pending workloads", "since"), rows, css_class="violations"))
     elif d["verdict"] == "unknown":
         out.append(f"<p class='unknown'>Unknown: {escape(d['steps'][0]['summary'])}</p>")
     else:

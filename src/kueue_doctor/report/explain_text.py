@@ -38,16 +38,14 @@ def quota_table(rows: list[dict[str, Any]]) -> Table:
                Column("borrowing limit", right=True, wide=True), Column("lending limit", right=True, wide=True),
                Column("available", right=True), Column("max", right=True, wide=True)])
     # amounts of one resource read in one unit, whatever the node
-    largest: dict[str, int] = {}
+    seen: dict[str, list[int]] = {}
     parsed = []
     for r in rows:
         amounts = {k: (None if r.get(k) is None else Quantity.parse(r[k]).amount(r["resource"])) for k in AMOUNTS}
         parsed.append(amounts)
-        for a in amounts.values():
-            if a is not None:
-                largest[r["resource"]] = max(largest.get(r["resource"], 0), a)
+        seen.setdefault(r["resource"], []).extend(a for a in amounts.values() if a is not None)
     for r, amounts in zip(rows, parsed, strict=True):
-        unit = human_unit(r["resource"], largest.get(r["resource"], 0))
+        unit = human_unit(r["resource"], seen[r["resource"]])
         cells = [None if a is None else human_amount(r["resource"], a, unit) for a in amounts.values()]
         t.add(r["node"], f"{r['flavor']}/{r['resource']}", *cells)
     return t

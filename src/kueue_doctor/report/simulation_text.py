@@ -34,7 +34,7 @@ def summary(con: Console, s: dict[str, Any], wide: bool = False) -> None:
     t.print(con, wide)
     t = Table([Column("clusterqueue"), Column("avg usage", right=True), Column("in violation", right=True),
                Column("admissions", right=True), Column("per hour", right=True),
-               Column("preemptions", right=True), Column("waiting", right=True, wide=True),
+               Column("preemptions", right=True), Column("time waiting", right=True, wide=True),
                Column("admissions per waiting hour", right=True, wide=True)])
     for name, v in s["clusterQueues"].items():
         t.add(name, f"{v['avgUsagePercent']:.1f}%", go(v["violationSeconds"]), v["admissions"],
@@ -43,7 +43,7 @@ def summary(con: Console, s: dict[str, Any], wide: bool = False) -> None:
     con.print()
     t.print(con, wide)
     plain(con, "in violation: time with work that fits the queue's nominal quota waiting past the threshold; "
-               "waiting: time with any work waiting for quota.")
+               "time waiting: time with any work waiting for quota.")
 
 
 def demo(con: Console, results: list[dict[str, Any]], wide: bool = False) -> None:
