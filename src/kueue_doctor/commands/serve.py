@@ -9,6 +9,7 @@ import click
 
 from ..duration import duration
 from ..errors import InputError
+from .progress import phase
 from .source import source_options
 
 
@@ -97,6 +98,10 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
     click.echo(f"kueue-doctor serve: listening on http://{shown}:{bound_port}/metrics", err=True)
     sys.stderr.flush()
     try:
+        with phase("first load (/readyz says 503 until it is done)"):
+            # a large cluster or folder takes a while: say so on a terminal, stop when loaded
+            while not source.loaded() and source.last_error is None and not done.wait(0.2):
+                pass
         while not done.wait(1.0):
             pass
     finally:
