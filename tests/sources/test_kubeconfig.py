@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -85,15 +84,6 @@ def one_line(res) -> str:
     return lines[0]
 
 
-def diagnose_args() -> tuple[bool, list[str]]:
-    """Whether `diagnose` reads a live cluster from $KUBECONFIG/--context alone (the source
-    options of commands/source.py), and how it is asked for JSON (-o json, or the older --format)."""
-    from kueue_doctor.commands.diagnose import command
-    opts = {o: p for p in command.params for o in p.opts}
-    as_json = ["-o", "json"] if isinstance(getattr(opts.get("-o"), "type", None), click.Choice) else ["--format", "json"]
-    return "--in-cluster" in opts, as_json
-
-
 def findings(res: subprocess.CompletedProcess) -> tuple[int, str, list, list[str]]:
     d = json.loads(res.stdout)
     return res.returncode, d["verdict"], d["violations"], [c["id"] for c in d["causes"]]
@@ -157,8 +147,7 @@ def test_kubeconfig_set_means_home_is_not_read(api, clean_env, kubeconfig, monke
 
 
 def test_nothing_to_find_is_one_line_exit_2(tmp_path):
-    live, _ = diagnose_args()
-    cmds = [["collect", "--out", "snap"]] + ([["diagnose"]] if live else [])
+    cmds = [["collect", "--out", "snap"], ["diagnose"], ["explain", "w"], ["serve"]]
     for cmd in cmds:
         res = plugin(*cmd, cwd=tmp_path)
         assert res.returncode == 2 and one_line(res) == kc.NO_CLUSTER, res.stderr
@@ -166,8 +155,7 @@ def test_nothing_to_find_is_one_line_exit_2(tmp_path):
 
 def test_unknown_context_lists_the_contexts(api, split, monkeypatch, tmp_path):
     use(monkeypatch, *split)
-    live, _ = diagnose_args()
-    cmds = [["collect", "--out", str(tmp_path / "snap")]] + ([["diagnose"]] if live else [])
+    cmds = [["collect", "--out", str(tmp_path / "snap")], ["diagnose"], ["explain", "w"]]
     for cmd in cmds:
         res = plugin(*cmd, "--context", "prod")
         line = one_line(res)
@@ -225,15 +213,23 @@ def test_plugin_collect_with_only_kubeconfig_env(api, split, monkeypatch, incide
 
 
 def test_plugin_diagnose_live_matches_folder(api, split, monkeypatch, incident):
-    live, as_json = diagnose_args()
-    if not live:
-        pytest.skip("commands/diagnose.py does not take the source options of commands/source.py yet")
     use(monkeypatch, *split)
-    from_cluster = plugin("diagnose", "--context", "C", *as_json)
-    from_folder = plugin("diagnose", str(incident), *as_json)
+    from_cluster = plugin("diagnose", "--context", "C", "-o", "json")
+    from_folder = plugin("diagnose", str(incident), "-o", "json")
     assert from_cluster.returncode not in (2, 70), from_cluster.stderr
     assert findings(from_cluster) == findings(from_folder)
-    assert findings(from_folder)[1] == "violation"
+    assert findings(from_folder)[1] == "violation" and from_folder.returncode == 1
+
+
+def test_live_explain_defaults_to_the_contexts_namespace(api, split, monkeypatch):
+    use(monkeypatch, *split)   # context C has namespace team-a, where the incident has no workload
+    miss = plugin("explain", "occflow-ft-gc8ql", "--context", "C")
+    assert miss.returncode == 2 and "namespace team-a" in miss.stderr and "use -n perception" in miss.stderr
+    hit = plugin("explain", "occflow-ft-gc8ql", "--context", "C", "-n", "perception", "-o", "json")
+    assert hit.returncode == 0, hit.stderr
+    assert json.loads(hit.stdout)["workload"] == "perception/job-occflow-ft-gc8ql-53ef6"
+    legacy = plugin("explain", "perception/job-occflow-ft-gc8ql-53ef6", "--context", "C", "-o", "json")
+    assert legacy.returncode == 0, legacy.stderr   # NS/NAME overrides the context's namespace
 
 
 # -- in a pod ----------------------------------------------------------------------------------------

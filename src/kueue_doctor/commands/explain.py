@@ -38,18 +38,18 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     if legacy_format:
         out = Output(legacy_format, out.file)
     snap = load_source(folder, kubeconfig, kube_context, in_cluster)
-    key = resolve(snap, workload, namespace, all_namespaces, folder is None, kubeconfig, kube_context)
+    key = resolve(snap, workload, namespace, all_namespaces, folder is None, kubeconfig, kube_context, in_cluster)
     with phase(f"explaining {key}"):
         doc = explain(snap, key, parse_min_wait(min_wait), parse_now(now_text))
     out.emit(KIND, doc, lambda con, wide: render(con, doc, wide, verbose))
 
 
 def resolve(snap, ref: str, namespace: str | None, all_namespaces: bool, live: bool,
-            kubeconfig: str | None, context: str | None):
+            kubeconfig: str | None, context: str | None, in_cluster: bool):
     from ..doctor.lookup import find_workload
     default = None
     if live and not namespace and not all_namespaces:
         # as kubectl: the context's namespace, when the user names none
         from ..sources.kubeconfig import context_namespace
-        default = context_namespace(kubeconfig, context)
+        default = context_namespace(kubeconfig, context, in_cluster)
     return find_workload(snap, ref, namespace, all_namespaces, default_namespace=default)
