@@ -273,3 +273,25 @@ def test_simulator_alternates_teams_and_writes_the_localqueue_status(tmp_path):
     assert consumed["team-a"]["nvidia.com/gpu"] > 0 and consumed["team-b"]["nvidia.com/gpu"] > 0
     assert state.configuration is not None and state.configuration.admission_fair_sharing is not None
     assert state.cluster_queues["shared"].admission_mode == "UsageBasedAdmissionFairSharing"
+
+
+def test_doctor_reports_localqueue_usage_and_rank_of_a_simulated_snapshot(tmp_path):
+    from datetime import timedelta as td
+
+    from kueue_doctor.doctor.gather import build_facts
+    from kueue_doctor.sim.scenario import load_with
+    from kueue_doctor.sim.simulator import Simulator
+    from kueue_doctor.sim.snapshot import write_snapshot
+    from kueue_doctor.sources.snapshot import load_folder
+
+    sim = Simulator(load_with(str(ROOT / "examples" / "afs" / "two-teams.yaml"))).run(until=7200)
+    write_snapshot(sim, tmp_path)
+    facts = build_facts(load_folder(str(tmp_path)), td(minutes=5))
+    pending = [wf for wf in facts.workloads.values() if wf.position is not None]
+    assert pending and all(wf.lq_usage is not None and wf.lq_rank is not None for wf in pending)
+    by_lq = {wf.local_queue: (wf.lq_usage, wf.lq_rank) for wf in pending}
+    ranked = sorted(by_lq, key=lambda n: by_lq[n][0] or 0.0)
+    assert [by_lq[n][1] for n in ranked] == [(i + 1, len(ranked)) for i in range(len(ranked))]
+    # the head comes from the lowest-usage LocalQueue
+    head = min(pending, key=lambda wf: wf.position or 0)
+    assert head.lq_rank == (1, len(ranked))

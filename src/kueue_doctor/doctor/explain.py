@@ -3,10 +3,9 @@ the diagnosis facts; only what is about this one workload (its assigner verdict 
 were the head, its node slots, its log lines) is computed here."""
 from __future__ import annotations
 
-import math
-
 import collections
 import gzip
+import math
 from datetime import datetime, timedelta
 from typing import Any
 

@@ -89,7 +89,7 @@ def alpha(elapsed: float, half_life: float) -> float:
     """calculateAlphaRate: the weight of the newest sample after ``elapsed`` seconds."""
     if half_life == 0:
         return 0.0
-    return 1.0 - 0.5 ** (elapsed / half_life)
+    return 1.0 - math.pow(0.5, elapsed / half_life)
 
 
 def scale(amounts: Mapping[str, float], f: float, nano: bool = True) -> Amounts:
@@ -277,5 +277,6 @@ class UsageLedger:
         if e is None:
             return None
         return o.AdmissionFairSharingStatus(
-            consumed_resources={r: Quantity(Fraction(v).limit_denominator(10**9)) for r, v in sorted(e.consumed.items())},
+            consumed_resources={r: Quantity(Fraction(v).limit_denominator(10**9))
+                                for r, v in sorted(e.consumed.items())},
             last_update=e.last_update)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ..api.fields import Fields, to_quantity
+from ..api.load import decode_documents, load_documents, read_text
 from ..api.objects import AdmissionFairSharingConfig
 from ..api.parse import parse_admission_fair_sharing
-from ..api.load import decode_documents, load_documents, read_text
 from ..api.state import ClusterState
 from ..duration import duration
 from ..errors import InputError

@@ -536,10 +536,11 @@ class SnapshotWriter:
             config["fairSharing"] = fs
         a = sim.scn.admission_fair_sharing
         if a is not None:
-            config["admissionFairSharing"] = {
-                "usageHalfLifeTime": _go_duration(a.usage_half_life_time),
-                "usageSamplingInterval": _go_duration(a.usage_sampling_interval),
-                **({"resourceWeights": dict(a.resource_weights)} if a.resource_weights else {})}
+            afs_config: dict[str, Any] = {"usageHalfLifeTime": _go_duration(a.usage_half_life_time),
+                                          "usageSamplingInterval": _go_duration(a.usage_sampling_interval)}
+            if a.resource_weights:
+                afs_config["resourceWeights"] = dict(a.resource_weights)
+            config["admissionFairSharing"] = afs_config
         deploy = {"apiVersion": "apps/v1", "kind": "Deployment",
                   "metadata": {**self.meta("Deployment", "kueue-controller-manager", "kueue-system",
                                            created=-7 * 86400),
@@ -604,7 +605,7 @@ def snapshot_at(scn: Scenario, at: float, directory, force: bool = False) -> lis
 
 def _go_duration(seconds: float) -> str:
     """A metav1.Duration as Kueue prints it (``5m0s``, ``1h0m0s``, ``10s``)."""
-    s = int(round(seconds))
+    s = round(seconds)
     h, rest = divmod(s, 3600)
     m, sec = divmod(rest, 60)
     if h:
