@@ -152,6 +152,8 @@ class ClusterQueue:
     stop_policy: str = "None"
     admission_checks: list[str] = field(default_factory=list)
     status: ClusterQueueStatus = field(default_factory=ClusterQueueStatus)
+    # spec.admissionScope.admissionMode: UsageBasedAdmissionFairSharing | NoAdmissionFairSharing | ""
+    admission_mode: str = ""
     kind = "ClusterQueue"
 
 
@@ -166,10 +168,19 @@ class Cohort:
 
 
 @dataclass(slots=True)
+class AdmissionFairSharingStatus:
+    """LocalQueue status.fairSharing.admissionFairSharingStatus: the decayed usage Kueue persists."""
+    consumed_resources: ResourceList = field(default_factory=dict)
+    last_update: datetime | None = None
+
+
+@dataclass(slots=True)
 class LocalQueue:
     meta: Meta
     cluster_queue: str
     stop_policy: str = "None"
+    fair_sharing_weight: Quantity | None = None     # spec.fairSharing.weight (admission fair sharing)
+    afs_status: AdmissionFairSharingStatus | None = None
     kind = "LocalQueue"
 
 
@@ -392,6 +403,14 @@ class FairSharingConfig:
 
 
 @dataclass(slots=True)
+class AdmissionFairSharingConfig:
+    """Configuration admissionFairSharing (the same fields in v1beta1 and v1beta2)."""
+    usage_half_life_time: float = 0.0          # seconds; 0 resets usage at every sample
+    usage_sampling_interval: float = 300.0     # seconds; Kueue defaults it to 5 min
+    resource_weights: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class KueueConfiguration:
     """The Kueue Configuration (kept in the kueue-manager-config ConfigMap)."""
     meta: Meta
@@ -400,6 +419,7 @@ class KueueConfiguration:
     wait_for_pods_ready: dict | None = None
     exclude_resource_prefixes: list[str] = field(default_factory=list)
     quota_check_strategy: str = "BlockUndeclared"
+    admission_fair_sharing: AdmissionFairSharingConfig | None = None
     raw: dict = field(default_factory=dict)
     kind = "Configuration"
 

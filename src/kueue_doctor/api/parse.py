@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from ..duration import duration
 from ..errors import InputError
 from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
 from . import objects as o
@@ -226,6 +227,7 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         stop_policy=spec.str("stopPolicy", "None", choices=("None", "Hold", "HoldAndDrain")) or "None",
         admission_checks=checks,
         status=status,
+        admission_mode=spec.obj("admissionScope").str("admissionMode"),
     )
 
 
@@ -239,8 +241,15 @@ def parse_cohort(f: Fields, version: str) -> o.Cohort:
 
 def parse_local_queue(f: Fields, version: str) -> o.LocalQueue:
     spec = f.obj("spec")
+    afs = None
+    st = f.obj("status").obj("fairSharing")
+    if isinstance(st.data.get("admissionFairSharingStatus"), dict):
+        a = st.obj("admissionFairSharingStatus")
+        afs = o.AdmissionFairSharingStatus(consumed_resources=a.resources("consumedResources"),
+                                           last_update=a.time("lastUpdate"))
     return o.LocalQueue(meta=parse_meta(f, True), cluster_queue=spec.str("clusterQueue", required=True),
-                        stop_policy=spec.str("stopPolicy", "None") or "None")
+                        stop_policy=spec.str("stopPolicy", "None") or "None",
+                        fair_sharing_weight=_weight(spec), afs_status=afs)
 
 
 def parse_priority_class(f: Fields, version: str) -> o.WorkloadPriorityClass:
@@ -394,13 +403,33 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
         gates[str(k)] = v
     wfpr = f.data.get("waitForPodsReady") if isinstance(f.data.get("waitForPodsReady"), dict) else None
     res = f.obj("resources")
+    afs = None
+    if isinstance(f.data.get("admissionFairSharing"), dict):
+        afs = parse_admission_fair_sharing(f.obj("admissionFairSharing"))
     return o.KueueConfiguration(
         meta=meta or o.Meta(name="kueue-config"),
         fair_sharing=o.FairSharingConfig(enabled=enabled, preemption_strategies=strategies),
         feature_gates=gates, wait_for_pods_ready=wfpr,
         exclude_resource_prefixes=res.strs("excludeResourcePrefixes"),
         quota_check_strategy=res.str("quotaCheckStrategy", "BlockUndeclared") or "BlockUndeclared",
+        admission_fair_sharing=afs,
         raw=f.data)
+
+
+def parse_admission_fair_sharing(a: Fields) -> o.AdmissionFairSharingConfig:
+    """Configuration admissionFairSharing, defaulted as Kueue does (usageSamplingInterval 5 min)."""
+    half = a.data.get("usageHalfLifeTime")
+    sampling = a.data.get("usageSamplingInterval")
+    weights: dict[str, float] = {}
+    for k, v in a.obj("resourceWeights").data.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise InputError(f"must be a number, got {_type_name(v)}", field=f"{a.where('resourceWeights')}.{k}")
+        weights[str(k)] = float(v)
+    interval = duration(sampling, a.where("usageSamplingInterval")) if sampling not in (None, "") else 0.0
+    return o.AdmissionFairSharingConfig(
+        usage_half_life_time=duration(half, a.where("usageHalfLifeTime")) if half not in (None, "") else 0.0,
+        usage_sampling_interval=interval or 300.0,
+        resource_weights=weights)
 
 
 def configuration_from_configmap(cm: o.ConfigMap) -> o.KueueConfiguration | None:

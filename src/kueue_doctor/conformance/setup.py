@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from ..api import objects as o
+from ..api.fields import Fields
+from ..api.parse import parse_admission_fair_sharing
+from ..engine.afs import AfsConfig
 from ..engine.config import EngineConfig
 from .scenario import Scenario
 
@@ -15,6 +18,10 @@ def engine_config(scn: Scenario, gates: dict[str, bool]) -> EngineConfig:
     res = scn.config.get("resources") or {}
     if res.get("quotaCheckStrategy"):
         cfg.quota_check_strategy = res["quotaCheckStrategy"]
+    afs = scn.config.get("admissionFairSharing")
+    if isinstance(afs, dict):
+        cfg.admission_fair_sharing = AfsConfig.from_api(
+            parse_admission_fair_sharing(Fields(afs, "config.admissionFairSharing")))
     # Upstream's unit tests order queues with workload.Ordering{} (no requeuing timestamp).
     cfg.requeuing_timestamp = ""
     return cfg

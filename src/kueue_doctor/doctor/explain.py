@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import gzip
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -115,6 +116,13 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
             head = q.pending[0]
             say("position", f"position {wf.position} of {len(q.pending)} pending in {cq_name} ({cq.strategy}); "
                             f"head is {head}", position=wf.position, pending=len(q.pending), head=str(head))
+            if wf.lq_usage is not None and wf.lq_rank is not None:
+                rank, ranked = wf.lq_rank
+                say("position", f"admission fair sharing orders {cq_name} by LocalQueue usage, before priority: "
+                                f"{ns}/{w.queue_name} has usage {wf.lq_usage:.4g}, rank {rank} of {ranked} "
+                                f"LocalQueue(s) with pending work (lowest first)",
+                    localQueueUsage=wf.lq_usage if math.isfinite(wf.lq_usage) else str(wf.lq_usage),
+                    localQueueRank=rank, localQueuesRanked=ranked)
             if wf.position > 1 and cq.strategy == "StrictFIFO":
                 say("position", "StrictFIFO: Kueue only considers the head; this workload waits until every "
                                 "workload ahead of it is admitted")

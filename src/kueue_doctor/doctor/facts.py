@@ -74,6 +74,10 @@ class WorkloadFacts:
     not_running: NotRunningReason | None = None   # admitted but not running: why
     pods: tuple[o.Pod, ...] = ()
     job: o.Job | None = None
+    # admission fair sharing orders its ClusterQueue: its LocalQueue's usage (engine/afs.py) and
+    # that LocalQueue's rank, lowest usage first, among the LocalQueues with pending work there
+    lq_usage: float | None = None
+    lq_rank: tuple[int, int] | None = None   # (rank, LocalQueues ranked)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from typing import Any
 from .. import heap
 from ..api import objects as o
 from ..api.state import ClusterState
+from ..engine.afs import AfsBehaviour, order_key
 from ..engine.assignment import MODE_NAMES
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
@@ -194,6 +195,29 @@ def release_of(state: ClusterState) -> tuple[str | None, Any, dict[str, bool]]:
     return version, release, gates
 
 
+def afs_positions(model: AdmissionModel, order: dict[str, list]) -> tuple[dict[WorkloadKey, float],
+                                                                          dict[WorkloadKey, tuple[int, int]]]:
+    """Per pending workload of a ClusterQueue that admission fair sharing orders: its LocalQueue's
+    usage, and that LocalQueue's rank (lowest usage first) among those with pending work there."""
+    usage: dict[WorkloadKey, float] = {}
+    rank: dict[WorkloadKey, tuple[int, int]] = {}
+    for name, pending in order.items():
+        q = model.queues.queues.get(name)
+        if q is None or q.ledger is None:
+            continue
+        lq_usage: dict[str, float] = {}
+        for wi in pending:
+            u = q.usage(wi)
+            if u is not None:
+                usage[wi.key] = u
+                lq_usage.setdefault(wi.queue_name, u)
+        ranked = sorted(lq_usage, key=lambda n: (order_key(lq_usage[n]), n))
+        for wi in pending:
+            if wi.queue_name in lq_usage:
+                rank[wi.key] = (ranked.index(wi.queue_name) + 1, len(ranked))
+    return usage, rank
+
+
 def snapshot_time(snap: GatheredSnapshot, logs: Any) -> tuple[datetime, TimeSource]:
     if snap.taken_at is not None:
         return snap.taken_at, TimeSource.MANIFEST
@@ -211,6 +235,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
     if release is not None:
         cfg.drs_mode = release.drs_mode
+        cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
     if now is not None:
         time_source = TimeSource.GIVEN
     else:
@@ -233,6 +258,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
         for i, wi in enumerate(lst, 1):
             positions[wi.key] = i
     queued = {wi.key for lst in order.values() for wi in lst}
+    afs_usage, afs_rank = afs_positions(model, order)
     for key, w in state.workloads.items():
         ns = key.namespace
         st = workload_state(w)
@@ -249,7 +275,8 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
         if nr is None and st is WorkloadState.ADMITTED and not pods and job is None and state.jobs:
             nr = orphan_reason(w, state)
         workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
-                                       admitted_at(w), positions.get(key), nr, tuple(pods), job)
+                                       admitted_at(w), positions.get(key), nr, tuple(pods), job,
+                                       afs_usage.get(key), afs_rank.get(key))
         qr = w.condition("QuotaReserved")
         if qr is not None and qr.last_transition_time is not None:
             timed += 1

@@ -7,6 +7,7 @@ from ..api import objects as o
 from ..kueue.features import defaults
 from ..kueue.releases import DrsMode
 from ..kueue.version import LATEST
+from .afs import AfsBehaviour, AfsConfig
 
 # Gate defaults when no release is named: the reference commit's, which the conformance cases
 # assume. A release's own defaults come from kueue.features through EngineConfig.gates.
@@ -28,6 +29,14 @@ class EngineConfig:
     requeuing_timestamp: str = "Eviction"
     # Legacy DRS arithmetic (Bug 3) is selected by release: kueue.releases.drs_mode.
     drs_mode: DrsMode = DrsMode.EXACT
+    # Configuration admissionFairSharing (None: not configured); engine/afs.py
+    admission_fair_sharing: AfsConfig | None = None
+    # what the release's AFS does beyond the gate: AfsBehaviour.for_release(version)
+    afs_behaviour: AfsBehaviour = field(default_factory=AfsBehaviour)
+
+    def afs_enabled(self) -> bool:
+        """afs.Enabled: the Configuration has admissionFairSharing and the gate is on."""
+        return self.admission_fair_sharing is not None and self.gate("AdmissionFairSharing")
 
     def gate(self, name: str) -> bool:
         if name in self.gates:
@@ -42,6 +51,8 @@ class EngineConfig:
             cfg.fair_sharing = configuration.fair_sharing.enabled
             cfg.preemption_strategies = list(configuration.fair_sharing.preemption_strategies)
             cfg.quota_check_strategy = configuration.quota_check_strategy
+            if configuration.admission_fair_sharing is not None:
+                cfg.admission_fair_sharing = AfsConfig.from_api(configuration.admission_fair_sharing)
             cfg.gates.update(configuration.feature_gates)
         if feature_gates:
             cfg.gates.update(feature_gates)

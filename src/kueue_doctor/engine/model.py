@@ -6,6 +6,7 @@ from datetime import datetime
 from ..api import objects as o
 from ..api.state import ClusterState
 from ..keys import WorkloadKey
+from .afs import UsageLedger
 from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler
@@ -26,8 +27,12 @@ class AdmissionModel:
         self.snapshot = build_snapshot(state, config, [
             wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission])
         self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"))
+        if config.afs_enabled() and config.admission_fair_sharing is not None:
+            # seeded from the LocalQueues' persisted status (no status: no entry, usage 0)
+            self.queues.afs_ledger = UsageLedger.from_local_queues(
+                state.local_queues, config.admission_fair_sharing, config.afs_behaviour)
         for name, cq in state.cluster_queues.items():
-            self.queues.add_cluster_queue(name, cq.queueing_strategy)
+            self.queues.add_cluster_queue(name, cq.queueing_strategy, cq.admission_mode)
         for (ns, name), lq in state.local_queues.items():
             if lq.stop_policy in ("", "None"):
                 self.queues.local_queues[(ns, name)] = lq.cluster_queue

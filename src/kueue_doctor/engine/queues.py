@@ -22,6 +22,7 @@ from ..kueue.logvocab import REQUEUE_NO_FIT as NO_FIT
 from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION
 from ..kueue.logvocab import REQUEUE_PREEMPTION_FAILED as PREEMPTION_FAILED
 from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES
+from .afs import USAGE_BASED, UsageLedger, amounts_of_usage, order_key
 from .workload import WorkloadInfo
 
 IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMigration", PREEMPTION_FAILED}
@@ -52,8 +53,10 @@ class QueuedState:
     hash: str = ""
 
 
-# (not sticky, -priority, queue order timestamp, uid): the heap order of a pending workload
-SortKey = tuple[bool, int, datetime, str]
+# (LocalQueue usage under AFS, not sticky, -priority, queue order timestamp, uid): the heap order
+# of a pending workload. Without AFS the usage part is the same constant for every workload.
+SortKey = tuple[tuple[int, float], bool, int, datetime, str]
+_NO_USAGE = (1, 0.0)
 # (sort key, push sequence, workload); the sequence is unique, so workloads are never compared
 _Entry = tuple[SortKey, int, WorkloadInfo]
 
@@ -73,11 +76,32 @@ class ClusterQueueQueue:
         self.inadmissible_hashes: dict[str, str] = {}
         self.inflight: WorkloadInfo | None = None
         self._seq = itertools.count()
+        # Admission fair sharing orders this queue by LocalQueue usage (engine/afs.py) when set
+        self.ledger: UsageLedger | None = None
+        self._ledger_version = -1
 
     # -- ordering --------------------------------------------------------------------
+    def usage(self, wi: WorkloadInfo) -> float | None:
+        """The workload's LocalQueue usage, when AFS orders this queue."""
+        if self.ledger is None:
+            return None
+        return self.ledger.usage((wi.namespace, wi.queue_name))
+
     def _key(self, wi: WorkloadInfo) -> SortKey:
         sticky = self.strategy == "BestEffortFIFO" and self.sticky == wi.key
-        return (not sticky, -wi.priority, wi.queue_order_timestamp(), wi.uid)
+        u = self.usage(wi)
+        return (_NO_USAGE if u is None else order_key(u), not sticky, -wi.priority, wi.queue_order_timestamp(),
+                wi.uid)
+
+    def _refresh(self) -> None:
+        """A LocalQueue's usage changed (penalty, sample): re-key the whole heap, as upstream
+        rebuilds it (heap.Init) when penalties are pending, since many entries move at once."""
+        if self.ledger is None or self.ledger.version == self._ledger_version:
+            return
+        self._ledger_version = self.ledger.version
+        self._entries = {k: (self._key(e[2]), e[1], e[2]) for k, e in self._entries.items()}
+        self._heap = list(self._entries.values())
+        heapq.heapify(self._heap)
 
     def push(self, wi: WorkloadInfo) -> None:
         entry = (self._key(wi), next(self._seq), wi)
@@ -85,6 +109,7 @@ class ClusterQueueQueue:
         heapq.heappush(self._heap, entry)
 
     def pop(self) -> WorkloadInfo | None:
+        self._refresh()
         while self._heap:
             entry = heapq.heappop(self._heap)
             wi = entry[2]
@@ -101,11 +126,13 @@ class ClusterQueueQueue:
             self.sticky = None
 
     def active(self) -> list[WorkloadInfo]:
-        return [e[2] for e in sorted(self._entries.values())]
+        self._refresh()
+        return [e[2] for e in sorted(self._entries.values(), key=lambda e: (e[0], e[1]))]
 
     def pending_in_order(self) -> list[WorkloadInfo]:
         """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
         would pop them if all were requeued now (the order the guarantee takes work in)."""
+        self._refresh()
         keyed = [(e[0], e[1], e[2]) for e in self._entries.values()]
         keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
         keyed.sort(key=lambda t: t[0])
@@ -135,10 +162,22 @@ class QueueManager:
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     state: dict[WorkloadKey, QueuedState] = field(default_factory=dict)
     cycle: int = 0
+    # LocalQueue usage for admission fair sharing (engine/afs.py); None when AFS is off
+    afs_ledger: UsageLedger | None = None
 
-    def add_cluster_queue(self, name: str, strategy: str) -> None:
+    def add_cluster_queue(self, name: str, strategy: str, admission_mode: str = "") -> None:
         if name not in self.queues:
             self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
+        if self.afs_ledger is not None and admission_mode == USAGE_BASED:
+            self.queues[name].ledger = self.afs_ledger
+
+    def afs_assumed(self, wi: WorkloadInfo, cq_name: str, usage: dict[tuple[str, str], int], now: datetime) -> None:
+        """The scheduler assumed ``wi`` in ``cq_name``: charge its LocalQueue the entry penalty
+        (shouldApplyEntryPenalty: AFS on, a usage-based ClusterQueue, not already reserved)."""
+        q = self.queues.get(cq_name)
+        if q is None or q.ledger is None or wi.obj.is_true("QuotaReserved"):
+            return
+        q.ledger.push_penalty((wi.namespace, wi.queue_name), wi.key, amounts_of_usage(usage), now)
 
     def pending_in_order(self, cq_name: str) -> list[WorkloadInfo]:
         q = self.queues.get(cq_name)

@@ -445,6 +445,7 @@ class Scheduler:
             for res, f in ps.flavors.items():
                 fr = (f.name, res)
                 usage[fr] = usage.get(fr, 0) + ps.requests.get(res, 0)
+        self.queues.afs_assumed(wi, e.cq_name, usage, now)   # admission fair sharing: entry penalty
         if e.replaced_key is not None:
             old = self.snap.cluster_queues[e.cq_name].workloads.get(e.replaced_key)
             if old is not None:

@@ -101,6 +101,8 @@ GATES: Mapping[str, Gate] = {g.name: g for g in (
     _gate("FlavorFungibility", (V(5), True, B)),
     _gate("PrioritySortingWithinCohort", (V(6), True, B), before=True),
     _gate("TopologyAwareScheduling", (V(9), False, A), (V(14), True, B)),
+    # same entries at every tag v0.12.0 .. v0.19.2 and at main
+    _gate("AdmissionFairSharing", (V(12), False, A), (V(15), True, B)),
     _gate("ElasticJobsViaWorkloadSlices", (V(13), False, A), (V(18), True, B)),
     # gated in v0.15, and the gate (on) backported to v0.13.9 and v0.14.4
     _gate("ReclaimablePods", (V(13, 9), True, B), (V(14), *GONE), (V(14, 4), True, B), before=True),

@@ -10,6 +10,8 @@ from typing import Any
 
 from ..api.fields import Fields, to_quantity
 from ..api.load import decode_documents, load_documents, read_text
+from ..api.objects import AdmissionFairSharingConfig
+from ..api.parse import parse_admission_fair_sharing
 from ..api.state import ClusterState
 from ..duration import duration
 from ..errors import InputError
@@ -77,6 +79,8 @@ class Scenario:
     version: str | None = None
     gates: dict[str, bool] = field(default_factory=dict)
     fair_sharing: dict | None = None
+    # kueue.admissionFairSharing (or the objects' kueue-manager-config ConfigMap): engine/afs.py
+    admission_fair_sharing: AdmissionFairSharingConfig | None = None
     settings: Settings = field(default_factory=Settings)
     seed: int = 0
     source: str = ""
@@ -123,6 +127,10 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
                        fair_sharing=k.data.get("fairSharing") if k.has("fairSharing") else None,
                        settings=settings, seed=f.int("seed", 0), source=file,
                        demo=dict(f.obj("demo").data))
+        if isinstance(k.data.get("admissionFairSharing"), dict):
+            scn.admission_fair_sharing = parse_admission_fair_sharing(k.obj("admissionFairSharing"))
+        elif state.configuration is not None:
+            scn.admission_fair_sharing = state.configuration.admission_fair_sharing
         for i, n in enumerate(f.objs("nodes")):
             alloc = n.obj("allocatable", required=True)
             for r, v in alloc.data.items():

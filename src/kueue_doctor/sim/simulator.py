@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from .. import heap
 from ..api import build
 from ..api import objects as o
+from ..engine import afs
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
@@ -65,6 +66,9 @@ class Simulator:
                 cfg.preemption_strategies = list(scn.fair_sharing["preemptionStrategies"])
         elif scn.state.configuration is not None:
             cfg.fair_sharing = scn.state.configuration.fair_sharing.enabled
+        if scn.admission_fair_sharing is not None:
+            cfg.admission_fair_sharing = afs.AfsConfig.from_api(scn.admission_fair_sharing)
+            cfg.afs_behaviour = afs.AfsBehaviour.for_release(self.kueue.version)
         self.config = cfg
         self.settings = scn.settings
         for cq in scn.state.cluster_queues.values():
@@ -110,9 +114,11 @@ class Simulator:
         for fault in self.scn.faults:
             self.events.at(fault.at, "fault", fault)
         self.events.at(0.0, "sample")
+        if self.afs_ledger is not None:
+            self.events.at(0.0, "afs_sample")
         handlers = {"arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
                     "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
-                    "fault": self.on_fault, "sample": self.on_sample}
+                    "fault": self.on_fault, "sample": self.on_sample, "afs_sample": self.on_afs_sample}
         while True:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
@@ -134,7 +140,7 @@ class Simulator:
     def _idle(self) -> bool:
         """Nothing left that can change: every workload finished and no event but sampling."""
         return self.finished >= len(self.scn.workloads) and not any(
-            k != "sample" for _, _, k, _ in self.events._heap)
+            k not in ("sample", "afs_sample") for _, _, k, _ in self.events._heap)
 
     # -- handlers ------------------------------------------------------------------------
     def on_arrive(self, spec: WorkloadSpec) -> None:
@@ -191,6 +197,7 @@ class Simulator:
                     labels.update(flavor.node_labels)
         sw.labels = labels
         self.recorder.admission(sw)
+        self._afs_settle(sw)
         self.emit("admitted", workload=sw.key, clusterQueue=e.cq_name, cycle=self.cycles,
                   borrowing=e.assignment.borrowing,
                   assignments=[{"name": ps.name, "count": ps.count,
@@ -336,6 +343,48 @@ class Simulator:
                         if p.phase == TERMINATING:
                             self.events.after(0.0, "pod_gone", (sw, sw.epoch, p))
             self._retry_placement()
+
+    # -- admission fair sharing: LocalQueue usage (engine/afs.py) -------------------------------
+    @property
+    def afs_ledger(self) -> afs.UsageLedger | None:
+        return self.model.queues.afs_ledger
+
+    def lq_admitted(self, ns: str, name: str) -> afs.Amounts:
+        """The LocalQueue's admitted usage per resource (the cache's LocalQueue.GetAdmittedUsage)."""
+        cq = self.model.snapshot.cluster_queues.get(self.model.queues.local_queues.get((ns, name), ""))
+        return self._lq_usages(cq.workloads.values() if cq is not None else []).get((ns, name), {})
+
+    def _lq_usages(self, workloads) -> dict[afs.LqKey, afs.Amounts]:
+        usage: dict[afs.LqKey, dict[tuple[str, str], int]] = {}
+        for wi in workloads:
+            mine = usage.setdefault((wi.namespace, wi.queue_name), {})
+            for fr, v in wi.usage.items():
+                mine[fr] = mine.get(fr, 0) + v
+        return {k: afs.amounts_of_usage(u) for k, u in usage.items()}
+
+    def _afs_settle(self, sw: SimWorkload) -> None:
+        """The workload turned Admitted (at once here: no admission checks): its LocalQueue's usage
+        decays to now and takes the entry penalty the scheduler charged (updateAfsConsumedUsage)."""
+        led = self.afs_ledger
+        q = self.model.queues.queues.get(sw.cluster_queue)
+        if led is None or q is None or q.ledger is None:
+            return
+        ns, name = sw.spec.namespace, sw.spec.queue
+        led.settle((ns, name), sw.key, self.lq_admitted(ns, name), self.dt(self.now))
+
+    def on_afs_sample(self, _payload) -> None:
+        """The LocalQueue reconciler: every usageSamplingInterval, consumed usage decays toward the
+        admitted usage (reconcileConsumedUsage); the snapshot writes it to the LocalQueue status."""
+        led = self.afs_ledger
+        if led is None or self.config.admission_fair_sharing is None:
+            return
+        now = self.dt(self.now)
+        admitted = self._lq_usages(self.model.snapshot.all_workloads())
+        for key in sorted(self.model.queues.local_queues):
+            if led.due(key, now):
+                led.sample(key, admitted.get(key, {}), now)
+        if self.events.peek_time() is not None or self.settings.duration:
+            self.events.after(self.config.admission_fair_sharing.usage_sampling_interval, "afs_sample")
 
     def on_sample(self, _payload) -> None:
         self.recorder.sample()

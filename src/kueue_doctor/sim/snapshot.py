@@ -137,6 +137,8 @@ class SnapshotWriter:
             spec["cohortName" if self.kueue_api.endswith("v1beta2") else "cohort"] = cq.cohort
         if cq.fair_sharing_weight is not None:
             spec["fairSharing"] = {"weight": str(cq.fair_sharing_weight)}
+        if cq.admission_mode:
+            spec["admissionScope"] = {"admissionMode": cq.admission_mode}
         name = cq.meta.name
         snap = sim.model.snapshot.cluster_queues.get(name)
         q = sim.model.queues.queues.get(name)
@@ -183,14 +185,22 @@ class SnapshotWriter:
         mine = [sw for sw in self.sim.workloads.values() if sw.spec.namespace == ns and sw.spec.queue == name]
         reserving = sum(1 for sw in mine if sw.state in (RESERVED, RUNNING_W, EVICTED))
         pending = sum(1 for sw in mine if sw.state in (QUEUED, WAITING))
+        spec: dict[str, Any] = {"clusterQueue": lq.cluster_queue, "stopPolicy": lq.stop_policy or "None"}
+        if lq.fair_sharing_weight is not None:
+            spec["fairSharing"] = {"weight": str(lq.fair_sharing_weight)}
+        status: dict[str, Any] = {
+            "admittedWorkloads": reserving, "reservingWorkloads": reserving, "pendingWorkloads": pending,
+            "conditions": [{"lastTransitionTime": self.time_before(86400 - 1),
+                            "message": "Can submit new workloads to localQueue",
+                            "observedGeneration": 1, "reason": "Ready", "status": "True", "type": "Active"}]}
+        afs = self.sim.afs_ledger.status((ns, name)) if self.sim.afs_ledger is not None else None
+        if afs is not None:
+            # what the LocalQueue reconciler persisted at its last sample (penalties stay in memory)
+            status["fairSharing"] = {"weightedShare": 0, "admissionFairSharingStatus": {
+                "consumedResources": {r: str(q) for r, q in afs.consumed_resources.items()},
+                "lastUpdate": afs.last_update.strftime("%Y-%m-%dT%H:%M:%SZ") if afs.last_update else self.time(0)}}
         return {"apiVersion": self.kueue_api, "kind": "LocalQueue",
-                "metadata": self.meta("LocalQueue", name, ns, created=-86400),
-                "spec": {"clusterQueue": lq.cluster_queue, "stopPolicy": lq.stop_policy or "None"},
-                "status": {"admittedWorkloads": reserving, "reservingWorkloads": reserving, "pendingWorkloads": pending,
-                           "conditions": [{"lastTransitionTime": self.time_before(86400 - 1),
-                                           "message": "Can submit new workloads to localQueue",
-                                           "observedGeneration": 1, "reason": "Ready", "status": "True",
-                                           "type": "Active"}]}}
+                "metadata": self.meta("LocalQueue", name, ns, created=-86400), "spec": spec, "status": status}
 
     def flavor(self, rf) -> dict:
         spec: dict = {}
@@ -524,6 +534,13 @@ class SnapshotWriter:
             if not beta2:
                 fs = {"enable": True, **fs}
             config["fairSharing"] = fs
+        a = sim.scn.admission_fair_sharing
+        if a is not None:
+            afs_config: dict[str, Any] = {"usageHalfLifeTime": _go_duration(a.usage_half_life_time),
+                                          "usageSamplingInterval": _go_duration(a.usage_sampling_interval)}
+            if a.resource_weights:
+                afs_config["resourceWeights"] = dict(a.resource_weights)
+            config["admissionFairSharing"] = afs_config
         deploy = {"apiVersion": "apps/v1", "kind": "Deployment",
                   "metadata": {**self.meta("Deployment", "kueue-controller-manager", "kueue-system",
                                            created=-7 * 86400),
@@ -584,3 +601,15 @@ def snapshot_at(scn: Scenario, at: float, directory, force: bool = False) -> lis
     wants the rest of the run starts a second, identical one (the simulation is deterministic).
     """
     return write_snapshot(Simulator(scn).run(at), directory, force=force)
+
+
+def _go_duration(seconds: float) -> str:
+    """A metav1.Duration as Kueue prints it (``5m0s``, ``1h0m0s``, ``10s``)."""
+    s = round(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return f"{h}h{m}m{sec}s"
+    if m:
+        return f"{m}m{sec}s"
+    return f"{sec}s"
