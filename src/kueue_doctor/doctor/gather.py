@@ -211,6 +211,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
     if release is not None:
         cfg.drs_mode = release.drs_mode
+        cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
     if now is not None:
         time_source = TimeSource.GIVEN
     else:

@@ -28,6 +28,9 @@ class EngineConfig:
     requeuing_timestamp: str = "Eviction"
     # Legacy DRS arithmetic (Bug 3) is selected by release: kueue.releases.drs_mode.
     drs_mode: DrsMode = DrsMode.EXACT
+    # Closed preemption gates block preemption with MultiKueueOrchestratedPreemption on, and with
+    # ConcurrentAdmission on where the release does so (v0.19+: KueueRelease.concurrent_admission_preemption_gates).
+    concurrent_admission_preemption_gates: bool = True
 
     def gate(self, name: str) -> bool:
         if name in self.gates:

@@ -58,7 +58,8 @@ class Simulator:
     def __init__(self, scn: Scenario, progress: Callable[[float], None] | None = None):
         self.scn = scn
         self.kueue: KueueRelease = release_for(scn.version, scn.gates)
-        cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode)
+        cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode,
+                           concurrent_admission_preemption_gates=self.kueue.concurrent_admission_preemption_gates)
         if scn.fair_sharing is not None:
             cfg.fair_sharing = True
             if scn.fair_sharing.get("preemptionStrategies"):
