@@ -104,3 +104,19 @@ def test_scenario_gate_forms():
     doc["workloads"] = [{"name": "w", "queue": "lq", "requests": {"cpu": 1}, "preemptionGates": ["a", {"name": "b"}]}]
     spec = parse_scenario(doc, "t.yaml").workloads[0]
     assert spec.preemption_gates == [("a", None), ("b", None)]
+
+
+def test_the_snapshot_shows_variants_gates_and_migration(tmp_path):
+    from kueue_doctor.sim.snapshot import write_snapshot
+    from kueue_doctor.sources.snapshot import load_folder
+    doc = yaml.safe_load(CQ % {"gates": "{ConcurrentAdmission: true, MultiKueueOrchestratedPreemption: true}",
+                               "policy": "concurrentAdmissionPolicy: {migration: {mode: TryPreferredFlavors}}"})
+    doc["workloads"] = MIGRATION
+    sim = Simulator(parse_scenario(doc, "t.yaml")).run(601.5)
+    write_snapshot(sim, tmp_path / "snap")
+    st = load_folder(str(tmp_path / "snap")).state
+    [spot] = [w for k, w in st.workloads.items() if k.name.startswith("job-job-spot-")]
+    ev = spot.condition("Evicted")
+    assert ev is not None and ev.reason == "FlavorMigration"
+    assert spot.meta.annotations["kueue.x-k8s.io/workload-allowed-resource-flavors"] == "spot"
+    assert st.cluster_queues["cq"].concurrent_admission_policy is not None
