@@ -24,4 +24,8 @@ CURRENT = Path(__file__).resolve().parent / "current"
 def test_all_cases_are_present():
     # 192 cases were transcribed from upstream; losing one silently would hide a regression.
     assert len([p for p in CASES if p.parent != CURRENT]) == 192
+    # current/: the newer features' cases (shared/conformance/current)
     assert len([p for p in CASES if p.parent == CURRENT and p.name.startswith("afs-")]) == 6
+    prefixes = {p.stem.split("-", 2)[0] + "-" + p.stem.split("-", 2)[1] for p in CASES if p.parent == CURRENT}
+    assert {"concurrent-001", "concurrent-002", "concurrent-003",
+            "schedule-061", "schedule-062", "schedule-063"} <= prefixes

@@ -154,7 +154,7 @@ HEAD_DEFAULTS = {
     "SchedulingEquivalenceHashing": True, "ReclaimablePods": True, "UnadmittedWorkloadsObservability": True,
     "QuotaCheckStrategy": True, "ElasticJobsViaWorkloadSlices": True, "TopologyAwareScheduling": True,
     "PrioritizePreemptorWorkloads": False, "PriorityBoost": False, "FastQuotaReleaseInPodIntegration": False,
-    "ConcurrentAdmission": False,
+    "ConcurrentAdmission": False, "MultiKueueOrchestratedPreemption": False,
 }
 
 

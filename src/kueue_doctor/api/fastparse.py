@@ -208,6 +208,8 @@ def _workload(raw: dict, version: str) -> o.Workload:
     st = _dict(raw.get("status"))
     if st.get("requeueState") is not None or st.get("reclaimablePods"):
         raise _GiveUp
+    if spec.get("preemptionGates") or st.get("preemptionGates"):
+        raise _GiveUp  # rare: the careful parser reads them (v1beta2 only)
     admission = None
     if st.get("admission") is not None:
         a = _dict(st["admission"])

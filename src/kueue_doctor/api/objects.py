@@ -139,6 +139,14 @@ class ClusterQueueStatus:
 
 
 @dataclass(slots=True)
+class ConcurrentAdmissionPolicy:
+    """spec.concurrentAdmissionPolicy (v1beta2, v0.18+): how variants of a workload migrate
+    between flavors, most favourable first in the ClusterQueue's flavor order."""
+    migration_mode: str = "TryPreferredFlavors"    # or RetainFirstAdmission
+    last_acceptable_flavor: str | None = None      # migration.constraints.lastAcceptableFlavorName
+
+
+@dataclass(slots=True)
 class ClusterQueue:
     meta: Meta
     cohort: str = ""
@@ -154,6 +162,7 @@ class ClusterQueue:
     status: ClusterQueueStatus = field(default_factory=ClusterQueueStatus)
     # spec.admissionScope.admissionMode: UsageBasedAdmissionFairSharing | NoAdmissionFairSharing | ""
     admission_mode: str = ""
+    concurrent_admission_policy: ConcurrentAdmissionPolicy | None = None
     kind = "ClusterQueue"
 
 
@@ -258,6 +267,8 @@ class WorkloadStatus:
     reclaimable_pods: dict[str, int] = field(default_factory=dict)
     requeue_state: RequeueState | None = None
     admission_checks: list[dict] = field(default_factory=list)
+    # status.preemptionGates (v1beta2): gate name -> position, Open or Closed
+    preemption_gates: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -271,6 +282,7 @@ class Workload:
     active: bool = True
     maximum_execution_time_seconds: int | None = None
     status: WorkloadStatus = field(default_factory=WorkloadStatus)
+    preemption_gates: list[str] = field(default_factory=list)   # spec.preemptionGates[].name (v1beta2)
     kind = "Workload"
 
     def condition(self, ctype: str) -> Condition | None:

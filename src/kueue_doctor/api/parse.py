@@ -228,7 +228,18 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         admission_checks=checks,
         status=status,
         admission_mode=spec.obj("admissionScope").str("admissionMode"),
+        concurrent_admission_policy=_concurrent_admission_policy(spec, version),
     )
+
+
+def _concurrent_admission_policy(spec: Fields, version: str) -> o.ConcurrentAdmissionPolicy | None:
+    """v1beta2 only: v1beta1 has no such field (Kueue's conversion drops it from v1beta1 reads)."""
+    if version != "v1beta2" or not spec.has("concurrentAdmissionPolicy"):
+        return None
+    mig = spec.obj("concurrentAdmissionPolicy").obj("migration")
+    mode = mig.str("mode", "TryPreferredFlavors", choices=("TryPreferredFlavors", "RetainFirstAdmission"))
+    last = mig.obj("constraints").str("lastAcceptableFlavorName") or None
+    return o.ConcurrentAdmissionPolicy(migration_mode=mode or "TryPreferredFlavors", last_acceptable_flavor=last)
 
 
 def parse_cohort(f: Fields, version: str) -> o.Cohort:
@@ -296,10 +307,17 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0)
                           for r in st.objs("reclaimablePods")},
         requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")])
+    gates: list[str] = []
+    if version == "v1beta2":  # v1beta1 has neither field (Kueue's conversion drops them from v1beta1 reads)
+        gates = [g.str("name", required=True) for g in spec.objs("preemptionGates")]
+        status.preemption_gates = {
+            g.str("name", required=True): g.str("position", "Closed", choices=("Open", "Closed")) or "Closed"
+            for g in st.objs("preemptionGates")}
     return o.Workload(meta=parse_meta(f, True), queue_name=spec.str("queueName"), pod_sets=pod_sets,
                       priority=spec.int("priority"), priority_class_name=pc_name, priority_class_source=pc_source,
                       active=spec.bool("active", True),
-                      maximum_execution_time_seconds=spec.int("maximumExecutionTimeSeconds"), status=status)
+                      maximum_execution_time_seconds=spec.int("maximumExecutionTimeSeconds"), status=status,
+                      preemption_gates=gates)
 
 
 # -- core kinds ----------------------------------------------------------------------------

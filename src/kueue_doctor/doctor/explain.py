@@ -11,7 +11,8 @@ from typing import Any
 
 from ..api.quantity import format_amount, human_amount
 from ..engine.assignment import MODE_NAMES, NO_FIT
-from ..engine.preemption import Preemptor
+from ..engine.preemption import Preemptor, blocking_preemption_gates
+from ..engine.workload import closed_preemption_gates, is_parent, is_variant, parent_ref, variant_flavor
 from ..errors import InputError
 from ..guarantee import Fit
 from ..keys import WorkloadKey
@@ -92,6 +93,21 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
     qr = w.condition("QuotaReserved")
     if qr is not None and qr.status == "False":
         say("condition", f"QuotaReserved=False, reason {qr.reason}: {qr.message}")
+    blocked = w.condition("BlockedOnPreemptionGates")
+    if blocked is not None and blocked.status == "True":
+        say("condition", f"BlockedOnPreemptionGates=True, reason {blocked.reason}: {blocked.message}")
+    concurrent = facts.config.gate("ConcurrentAdmission")
+    if is_variant(w):
+        parent, _ = parent_ref(w)
+        siblings = sorted(str(k) for k, o in state.workloads.items()
+                          if k != key and parent_ref(o)[0] == parent and k.namespace == ns)
+        say("variant", f"a ConcurrentAdmission variant of Workload {ns}/{parent} pursuing flavor "
+                       f"{variant_flavor(w) or '(none named)'}" + (f"; its siblings: {', '.join(siblings)}"
+                                                                   if siblings else "")
+            + ("" if concurrent else "; the ConcurrentAdmission gate is off, so Kueue treats it as a plain workload"),
+            parent=f"{ns}/{parent}", flavor=variant_flavor(w), siblings=siblings)
+    elif concurrent and is_parent(w):
+        say("variant", "a ConcurrentAdmission parent: its variants queue and reserve quota, it does neither")
     lq = state.local_queues.get((ns, w.queue_name))
     if lq is None:
         say("queue", f"LocalQueue {ns}/{w.queue_name} does not exist: Kueue never queues this workload")
@@ -155,6 +171,15 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
                                     f"a behaviour the model lacks, or objects that changed since Kueue's last "
                                     f"attempt; trust the condition", kueueSays=qr.message)
             victims = {v.key: v for v in facts.victims}
+            gates = blocking_preemption_gates(wi, facts.config) if targets else []
+            if gates:
+                say("preemption-gates", f"blocked by preemption gate(s) {', '.join(gates)}: it needs preemption, "
+                                        "but Kueue issues none while a gate is closed (the controller that owns "
+                                        "the gate, MultiKueue or ConcurrentAdmission, opens it)", gates=gates)
+            elif closed_preemption_gates(w) and targets:
+                say("preemption-gates", f"closed preemption gate(s) {', '.join(closed_preemption_gates(w))}, "
+                                        "ignored: neither MultiKueueOrchestratedPreemption nor (v0.19+) "
+                                        "ConcurrentAdmission is on")
             if targets:
                 def state_of(k: WorkloadKey) -> str:
                     v = victims.get(k)

@@ -236,6 +236,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
     if release is not None:
         cfg.drs_mode = release.drs_mode
         cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
+        cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
     if now is not None:
         time_source = TimeSource.GIVEN
     else:

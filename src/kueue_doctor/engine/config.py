@@ -37,6 +37,9 @@ class EngineConfig:
     def afs_enabled(self) -> bool:
         """afs.Enabled: the Configuration has admissionFairSharing and the gate is on."""
         return self.admission_fair_sharing is not None and self.gate("AdmissionFairSharing")
+    # Closed preemption gates block preemption with MultiKueueOrchestratedPreemption on, and with
+    # ConcurrentAdmission on where the release does so (v0.19+: KueueRelease.concurrent_admission_preemption_gates).
+    concurrent_admission_preemption_gates: bool = True
 
     def gate(self, name: str) -> bool:
         if name in self.gates:

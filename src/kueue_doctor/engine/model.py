@@ -11,7 +11,7 @@ from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler
 from .snapshot import build_snapshot
-from .workload import WorkloadInfo
+from .workload import WorkloadInfo, is_parent, is_variant
 
 
 class AdmissionModel:
@@ -25,8 +25,10 @@ class AdmissionModel:
             key: WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key)
             for key, w in state.workloads.items()}
         self.snapshot = build_snapshot(state, config, [
-            wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission])
-        self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"))
+            wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission
+            and not self.concurrent_parent(wi.obj, wi.obj.status.admission.cluster_queue)])
+        self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"),
+                                   allowed_flavors_in_hash=config.gate("ConcurrentAdmission"))
         if config.afs_enabled() and config.admission_fair_sharing is not None:
             # seeded from the LocalQueues' persisted status (no status: no entry, usage 0)
             self.queues.afs_ledger = UsageLedger.from_local_queues(
@@ -43,12 +45,25 @@ class AdmissionModel:
             wl = wi.obj
             if wl.is_true("QuotaReserved") or wl.is_true("Finished") or not wl.active:
                 continue
+            if self.concurrent_parent(wl, self.queues.cluster_queue_for(wi)):
+                continue
             if not self.queues.add(wi):
                 self.unqueued.append(wi)
         limit_ranges: dict[str, list[o.LimitRange]] = {}
         for (ns, _), lr in state.limit_ranges.items():
             limit_ranges.setdefault(ns, []).append(lr)
         self.scheduler = Scheduler(self.snapshot, self.queues, config, limit_ranges)
+
+    def concurrent_parent(self, wl: o.Workload, cq_name: str | None) -> bool:
+        """A ConcurrentAdmission parent: its variants queue and hold quota, it does neither
+        (queue Manager.AddOrUpdateWorkload, ClusterQueue.PushOrUpdate, Cache.AddOrUpdateWorkload:
+        a non-variant in a ClusterQueue with a concurrentAdmissionPolicy, or a Workload labelled parent)."""
+        if not self.config.gate("ConcurrentAdmission") or is_variant(wl):
+            return False
+        if is_parent(wl):
+            return True
+        cq = self.state.cluster_queues.get(cq_name or "")
+        return cq is not None and cq.concurrent_admission_policy is not None
 
     def info(self, wl: o.Workload) -> WorkloadInfo:
         key = WorkloadKey.of(wl.meta)
@@ -68,6 +83,8 @@ class AdmissionModel:
     def submit(self, wl: o.Workload) -> WorkloadInfo:
         """A new pending workload."""
         wi = self.info(wl)
+        if self.concurrent_parent(wl, self.queues.cluster_queue_for(wi)):
+            return wi
         if not self.queues.add(wi):
             self.unqueued.append(wi)
         return wi

@@ -18,7 +18,7 @@ from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
-from .workload import CandKey, WorkloadInfo
+from .workload import CandKey, WorkloadInfo, closed_preemption_gates
 
 # classical candidate variants
 WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(4)
@@ -44,6 +44,19 @@ class Target:
     @property
     def key(self) -> WorkloadKey:
         return self.wi.key
+
+
+def blocking_preemption_gates(wi: WorkloadInfo, config: EngineConfig) -> list[str]:
+    """The closed preemption gates that stop ``wi`` from issuing preemptions ([] when it may).
+
+    The scheduler honours spec.preemptionGates with MultiKueueOrchestratedPreemption on (v0.17+),
+    or with ConcurrentAdmission on in releases that gate variants (v0.19+); otherwise gates are
+    ignored. A gated workload still gets its targets computed: it just does not evict them
+    (scheduler.go processEntry, HasClosedPreemptionGate)."""
+    if not (config.gate("MultiKueueOrchestratedPreemption") or
+            (config.gate("ConcurrentAdmission") and config.concurrent_admission_preemption_gates)):
+        return []
+    return closed_preemption_gates(wi.obj)
 
 
 def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:

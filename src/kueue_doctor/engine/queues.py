@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..keys import WorkloadKey
+from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION
 from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
 from ..kueue.logvocab import REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH
 from ..kueue.logvocab import REQUEUE_NO_FIT as NO_FIT
@@ -28,11 +29,14 @@ from .workload import WorkloadInfo
 IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, "PendingMigration", PREEMPTION_FAILED}
 
 
-def scheduling_hash(wi: WorkloadInfo) -> str:
+def scheduling_hash(wi: WorkloadInfo, allowed_flavors: bool = False) -> str:
     """Workloads that Kueue treats as the same shape (computeSchedulingHash): same priority and
-    pod-set shapes, whatever their names, namespaces or timestamps."""
+    pod-set shapes, whatever their names, namespaces or timestamps; with ConcurrentAdmission
+    (``allowed_flavors``) also the same allowed-flavors annotation (variants of one parent differ)."""
     pod_sets: list[dict[str, Any]] = []  # JSON-ready, only ever hashed
-    shape = {"priority": wi.priority, "podSets": pod_sets}
+    shape: dict[str, Any] = {"priority": wi.priority, "podSets": pod_sets}
+    if allowed_flavors and ALLOWED_FLAVORS_ANNOTATION in wi.obj.meta.annotations:
+        shape["allowedFlavors"] = wi.obj.meta.annotations[ALLOWED_FLAVORS_ANNOTATION]
     for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets, strict=True):
         t = spec_ps.template
         pod_sets.append({
@@ -158,6 +162,7 @@ class QueueManager:
     """All ClusterQueues' pending workloads; LocalQueues route workloads to them."""
     equivalence_hashing: bool = True
     sticky_preemptor: bool = True   # BestEffortFIFO keeps a waiting preemptor at the head (v0.15+)
+    allowed_flavors_in_hash: bool = False   # ConcurrentAdmission: the allowed-flavors annotation is hashed
     queues: dict[str, ClusterQueueQueue] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     state: dict[WorkloadKey, QueuedState] = field(default_factory=dict)
@@ -194,7 +199,7 @@ class QueueManager:
             return False
         st = self.state.setdefault(wi.key, QueuedState())
         if q.equivalence and q.inadmissible_hashes:  # the hash is only needed while some are parked
-            st.hash = st.hash or scheduling_hash(wi)
+            st.hash = st.hash or scheduling_hash(wi, self.allowed_flavors_in_hash)
             if st.hash in q.inadmissible_hashes:
                 q.inadmissible[wi.key] = wi
                 return True
@@ -243,13 +248,13 @@ class QueueManager:
             return
         q.inadmissible[wi.key] = wi
         if q.equivalence and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
-            h = st.hash or scheduling_hash(wi)
+            h = st.hash or scheduling_hash(wi, self.allowed_flavors_in_hash)
             q.inadmissible_hashes[h] = reason
             st.hash = h
             for other in list(q.active()):
                 ost = self.state.setdefault(other.key, QueuedState())
                 if not ost.hash:
-                    ost.hash = scheduling_hash(other)
+                    ost.hash = scheduling_hash(other, self.allowed_flavors_in_hash)
                 if ost.hash == h:
                     q.remove(other.key)
                     q.inadmissible[other.key] = other

@@ -14,27 +14,32 @@ from datetime import datetime
 from ..api import objects as o
 from ..errors import InputError
 from ..keys import WorkloadKey
+from ..kueue import constants as kc
 from ..kueue.constants import SLICE_REPLACEMENT_ANNOTATION as SLICE_ANNOTATION
+from ..kueue.eviction import flavor_migration_message
 from ..kueue.logvocab import REQUEUE_FAILED_AFTER_NOMINATION as FAILED_AFTER_NOMINATION
 from ..kueue.logvocab import REQUEUE_GENERIC as GENERIC
 from ..kueue.logvocab import REQUEUE_NAMESPACE_MISMATCH as NAMESPACE_MISMATCH
 from ..kueue.logvocab import REQUEUE_NO_FIT as R_NO_FIT
+from ..kueue.logvocab import REQUEUE_PENDING_MIGRATION as PENDING_MIGRATION
 from ..kueue.logvocab import REQUEUE_PENDING_PREEMPTION as PENDING_PREEMPTION
+from ..kueue.logvocab import REQUEUE_PREEMPTION_GATED as R_PREEMPTION_GATED
 from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES
 from ..kueue.logvocab import STATUS_ASSUMED as ASSUMED  # entry status
 from ..kueue.logvocab import STATUS_NOMINATED as NOMINATED
 from ..kueue.logvocab import STATUS_NOT_NOMINATED as NOT_NOMINATED
+from ..kueue.logvocab import STATUS_PREEMPTION_GATED as PREEMPTION_GATED
 from ..kueue.logvocab import STATUS_SKIPPED as SKIPPED
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
-from .preemption import Preemptor, Target
+from .preemption import Preemptor, Target, blocking_preemption_gates
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
-from .workload import WorkloadInfo
+from .workload import WorkloadInfo, is_admitted, is_variant, parent_ref, variant_flavor
 
 
 @dataclass
@@ -49,10 +54,25 @@ class Entry:
     reason: str = ""          # QuotaReserved=False reason Kueue writes
     replaced: ReplacedSlice | None = None
     replaced_key: WorkloadKey | None = None
+    gates: list[str] = field(default_factory=list)   # closed preemption gates that blocked it (preemptionGated)
 
     @property
     def key(self) -> WorkloadKey:
         return self.wi.key
+
+    def conditions(self) -> list[o.Condition]:
+        """The conditions Kueue writes on a workload this cycle left pending (requeueAndUpdate):
+        QuotaReserved=False with the granular reason (``Pending`` with UnadmittedWorkloadsObservability
+        off is the caller's to map), Admitted=False, and BlockedOnPreemptionGates=True when a closed
+        preemption gate stopped its preemptions. [] for an entry that is admitted or nominated."""
+        if self.status not in (NOT_NOMINATED, SKIPPED, PREEMPTION_GATED):
+            return []
+        out = [o.Condition(kc.QUOTA_RESERVED, "False", self.reason or kc.PENDING, self.inadmissible_msg)]
+        if self.status == PREEMPTION_GATED:
+            out.append(o.Condition(kc.BLOCKED_ON_PREEMPTION_GATES, "True", kc.PREEMPTION_GATED,
+                                   self.inadmissible_msg))
+        out.append(o.Condition(kc.ADMITTED, "False", kc.NO_RESERVATION, "The workload has no reservation"))
+        return out
 
     @property
     def assigned(self) -> Assignment:
@@ -60,6 +80,21 @@ class Entry:
         if self.assignment is None:
             raise ValueError(f"{self.key} was not nominated: it has no flavor assignment")
         return self.assignment
+
+
+@dataclass(slots=True)
+class Migration:
+    """A variant evicted because a more favourable sibling fits (ConcurrentAdmission): it gets
+    Evicted=True, reason FlavorMigration, and no Preempted condition."""
+    wi: WorkloadInfo
+    evictor: WorkloadKey
+    cluster_queue: str
+    reason: str = kc.EVICTED_BY_FLAVOR_MIGRATION
+    message: str = ""
+
+    @property
+    def key(self) -> WorkloadKey:
+        return self.wi.key
 
 
 # (node, usage) added during a cycle, taken off again at its end
@@ -94,6 +129,7 @@ class CycleResult:
     entries: list[Entry] = field(default_factory=list)
     inadmissible: list[Entry] = field(default_factory=list)
     preemption_skips: dict[str, int] = field(default_factory=dict)
+    migrated: list[Migration] = field(default_factory=list)   # FlavorMigration evictions
 
 
 class Scheduler:
@@ -129,6 +165,10 @@ class Scheduler:
             t.wi.evicted = True
             t.wi.preempted_reason = t.reason
             self.snap.cluster_queues[t.cluster_queue].changed()
+        for m in res.migrated:
+            m.wi.evicted = True
+            m.wi.eviction_reason = m.reason
+            self.snap.cluster_queues[m.cluster_queue].changed()
         for e in entries:
             if e.status != ASSUMED:
                 reason = e.requeue_reason
@@ -338,6 +378,14 @@ class Scheduler:
     def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
                       undo: _Undo, res: CycleResult, now: datetime) -> None:
         cq = self.snap.cluster_queues[e.cq_name]
+        concurrent = self.config.gate("ConcurrentAdmission") and is_variant(e.wi.obj)
+        if concurrent and self.admitted_sibling(e.wi, cq, more_favourable=True) is not None:
+            e.status = SKIPPED
+            e.reason = kc.PENDING_EVALUATION
+            e.inadmissible_msg = "A more favorable variant is already admitted"
+            if not self.config.gate("FlavorFungibilityPreserveScanProgress"):
+                e.wi.last_assignment = None
+            return
         a = e.assigned
         mode = a.representative_mode()
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
@@ -364,6 +412,16 @@ class Scheduler:
                 cq.node.add_usages(reserve)
                 undo.append((cq.node, reserve))
             return
+        if mode == PREEMPT:
+            gates = blocking_preemption_gates(e.wi, self.config)
+            if gates:
+                e.status = PREEMPTION_GATED
+                e.gates = gates
+                e.reason = kc.ADMISSION_GATED
+                e.inadmissible_msg = "Workload requires preemption, but it's gated"
+                e.requeue_reason = R_PREEMPTION_GATED
+                e.wi.last_assignment = None
+                return
         if mode == DEFERRED_FIT:
             cq.node.add_usages(usage)
             undo.append((cq.node, usage))
@@ -399,8 +457,55 @@ class Scheduler:
             e.wi.last_assignment = None
             return
         undo.append((cq.node, usage))
+        if concurrent:
+            sibling = self.admitted_sibling(e.wi, cq, more_favourable=False)
+            if sibling is not None:
+                if not self.migration_allowed(e, cq):
+                    e.reason = kc.PENDING_EVALUATION
+                    e.inadmissible_msg = "Target flavor is below LastAcceptableFlavorName"
+                    return
+                e.reason = kc.WAITING_FOR_PREEMPTED_WORKLOADS
+                e.inadmissible_msg += ". Pending the migration of 1 workload(s)"   # upstream's words, "" first
+                e.requeue_reason = PENDING_MIGRATION
+                e.wi.last_assignment = None
+                if not sibling.evicted:
+                    res.migrated.append(Migration(sibling, e.key, cq.name,
+                                                  message=flavor_migration_message(e.wi.uid)))
+                return
         e.status = ASSUMED
         res.admitted.append(e)
+
+    # -- concurrent admission: variants of one parent, one per flavor ------------------------------
+    def admitted_sibling(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot,
+                         more_favourable: bool) -> WorkloadInfo | None:
+        """An admitted variant of the same parent in ``cq`` whose flavor is more (or less) favourable
+        than ``wi``'s, by the order of the first resource group's flavors (findAdmittedSibling).
+        Upstream walks a Go map; the engine takes siblings in name order."""
+        parent_uid = parent_ref(wi.obj)[1]
+        if not parent_uid or not cq.groups:
+            return None
+        flavors = cq.groups[0].flavors
+        own = _flavor_index(wi, flavors)
+        if own is None:
+            return None
+        for key in sorted(cq.workloads):
+            other = cq.workloads[key]
+            if other.uid == wi.uid or parent_ref(other.obj)[1] != parent_uid or not is_admitted(other):
+                continue
+            idx = _flavor_index(other, flavors)
+            if idx is not None and (idx < own if more_favourable else idx > own):
+                return other
+        return None
+
+    def migration_allowed(self, e: Entry, cq: ClusterQueueSnapshot) -> bool:
+        """isMigrationAllowed: the target flavor is not below migration.constraints.lastAcceptableFlavorName."""
+        policy = cq.obj.concurrent_admission_policy
+        if policy is None or policy.last_acceptable_flavor is None:
+            return True
+        flavors = cq.groups[0].flavors
+        last = flavors.index(policy.last_acceptable_flavor) if policy.last_acceptable_flavor in flavors else -1
+        own = _flavor_index(e.wi, flavors)
+        return own is not None and own <= last
 
     def _recompute(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                    cycle_targets: CycleTargets) -> tuple[int, bool]:
@@ -462,6 +567,13 @@ class Scheduler:
             q.inflight = None
             if q.sticky == wi.key:
                 q.sticky = None
+
+
+def _flavor_index(wi: WorkloadInfo, flavors: list[str]) -> int | None:
+    """resolveFlavorIndex: the position of the variant's flavor in ``flavors`` (None: no annotation,
+    or a flavor the ClusterQueue does not list)."""
+    f = variant_flavor(wi.obj)
+    return flavors.index(f) if f and f in flavors else None
 
 
 def invalid_resources(wl: o.Workload, limit_ranges: list[o.LimitRange]) -> str:

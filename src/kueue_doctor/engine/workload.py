@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from ..api import objects as o
 from ..keys import WorkloadKey
+from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION, CONCURRENT_ADMISSION_PARENT_LABEL, GROUP
 from .assignment import Assignment
 
 FR = tuple[str, str]  # (flavor, resource)
@@ -205,3 +206,49 @@ class WorkloadInfo:
 
     def __repr__(self) -> str:
         return f"WorkloadInfo({self.key})"
+
+
+# -- concurrent admission (variants) and preemption gates ---------------------------------------
+# Upstream: pkg/workload/concurrentadmission/concurrentadmission.go, workload.HasClosedPreemptionGate.
+
+_PARENT_API_VERSION = f"{GROUP}/v1beta2"   # kueue.SchemeGroupVersion: owner references keep it
+
+
+def parent_ref(wl: o.Workload) -> tuple[str, str]:
+    """(name, uid) of the parent Workload that owns a variant; ("", "") for any other workload."""
+    for ref in wl.meta.owner_references:
+        if isinstance(ref, dict) and ref.get("kind") == "Workload" and ref.get("apiVersion") == _PARENT_API_VERSION:
+            return str(ref.get("name") or ""), str(ref.get("uid") or "")
+    return "", ""
+
+
+def is_variant(wl: o.Workload) -> bool:
+    """A variant: a Workload owned by a (parent) Workload, pursuing one flavor."""
+    return parent_ref(wl)[0] != ""
+
+
+def is_parent(wl: o.Workload) -> bool:
+    return wl.meta.labels.get(CONCURRENT_ADMISSION_PARENT_LABEL) == "true"
+
+
+def variant_flavor(wl: o.Workload) -> str:
+    """The flavor a variant pursues: the first one its allowed-flavors annotation names ("" if none)."""
+    allowed = wl.meta.annotations.get(ALLOWED_FLAVORS_ANNOTATION, "")
+    if not allowed.strip():
+        return ""
+    return allowed.split(",")[0].strip()
+
+
+def is_admitted(wi: WorkloadInfo) -> bool:
+    """workload.IsAdmitted: Admitted=True. A workload this engine reserved quota for (it holds
+    quota, and its object never recorded a reservation) counts as admitted: the engine does not
+    model admission checks between the two."""
+    if wi.obj.is_true("Admitted"):
+        return True
+    return bool(wi.cluster_queue) and not wi.obj.is_true("QuotaReserved")
+
+
+def closed_preemption_gates(wl: o.Workload) -> list[str]:
+    """spec.preemptionGates not opened in status (a gate only in spec is closed, so a workload
+    can be created gated atomically)."""
+    return [g for g in wl.preemption_gates if wl.status.preemption_gates.get(g, "Closed") == "Closed"]

@@ -35,6 +35,12 @@ JOB_CONTROLLER_UID_LABELS: Final = (LEGACY_JOB_CONTROLLER_UID_LABEL, JOB_CONTROL
 # -- on Workloads --------------------------------------------------------------------------------
 JOB_UID_LABEL: Final = f"{GROUP}/job-uid"                     # the owning job's UID
 ALLOWED_FLAVORS_ANNOTATION: Final = f"{GROUP}/workload-allowed-resource-flavors"
+# ConcurrentAdmission (v0.18+): a parent Workload carries this label ("true"); its variants are
+# Workloads owned by it (ownerReference kind Workload), each allowed one flavor by the annotation above.
+CONCURRENT_ADMISSION_PARENT_LABEL: Final = f"{GROUP}/concurrent-admission-parent"
+# spec.preemptionGates names (v1beta2, v0.17+): the controllers that add and open them
+MULTIKUEUE_PREEMPTION_GATE: Final = f"{GROUP}/multikueue"
+CONCURRENT_ADMISSION_PREEMPTION_GATE: Final = f"{GROUP}/concurrent-admission"
 SLICE_REPLACEMENT_ANNOTATION: Final = f"{GROUP}/workload-slice-replacement-for"
 RESOURCE_IN_USE_FINALIZER: Final = f"{GROUP}/resource-in-use"  # also on ClusterQueues and flavors
 # spec.priorityClassSource (v1beta1): where a Workload's priority comes from
@@ -48,12 +54,19 @@ EVICTED: Final = "Evicted"
 PREEMPTED: Final = "Preempted"
 REQUEUED: Final = "Requeued"
 FINISHED: Final = "Finished"
+# True while the workload needs preemption but a preemption gate of its is closed (v0.17+)
+BLOCKED_ON_PREEMPTION_GATES: Final = "BlockedOnPreemptionGates"
 
 # -- Workload condition reasons ------------------------------------------------------------------
 # QuotaReserved
 QUOTA_RESERVED_REASON: Final = "QuotaReserved"                 # True
 PENDING: Final = "Pending"                                     # False: legacy (and granular reasons off)
 PENDING_EVALUATION: Final = "PendingEvaluation"                # False, granular: e.g. just evicted
+WAITING_FOR_QUOTA: Final = "WaitingForQuota"                    # False, granular
+WAITING_FOR_PREEMPTED_WORKLOADS: Final = "WaitingForPreemptedWorkloads"  # False, granular: victims leaving
+ADMISSION_GATED: Final = "AdmissionGated"                      # False: needs preemption, but gated
+# BlockedOnPreemptionGates
+PREEMPTION_GATED: Final = "PreemptionGated"                    # True
 # Admitted
 ADMITTED_REASON: Final = "Admitted"                            # True
 NO_RESERVATION: Final = "NoReservation"                        # False
@@ -61,6 +74,7 @@ NO_RESERVATION: Final = "NoReservation"                        # False
 EVICTED_BY_PREEMPTION: Final = "Preempted"
 EVICTED_BY_DEACTIVATION: Final = "Deactivated"
 EVICTED_BY_DEACTIVATION_LEGACY: Final = "InactiveWorkload"    # the same, in older releases
+EVICTED_BY_FLAVOR_MIGRATION: Final = "FlavorMigration"         # a more favourable variant took over
 # Preempted: why the victim was chosen
 IN_CLUSTER_QUEUE: Final = "InClusterQueue"
 IN_COHORT_RECLAMATION: Final = "InCohortReclamation"

@@ -103,3 +103,10 @@ def preemptor_queue(message: str | None) -> str:
 def preempted_workload_message(namespace: str, name: str, uid: str, cluster_queue: str) -> str:
     """The PreemptedWorkload event on the preemptor: which victim, in which ClusterQueue."""
     return f"Preempted workload {namespace}/{name} (UID: {uid}) in ClusterQueue {cluster_queue}"
+
+
+def flavor_migration_message(evictor_uid: str) -> str:
+    """The Evicted condition's message on a variant that a more favourable sibling displaced
+    (reason FlavorMigration, ConcurrentAdmission): scheduler.go issueMigration."""
+    return (f"Evicted to accommodate a workload (UID: {evictor_uid}) due to migration to more favorable "
+            f"resource flavor")

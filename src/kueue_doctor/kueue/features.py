@@ -114,6 +114,10 @@ GATES: Mapping[str, Gate] = {g.name: g for g in (
           (V(16, 3), True, B), (V(16, 4), False, B), (V(18), True, B)),
     _gate("PriorityBoost", (V(17), False, A)),
     _gate("FastQuotaReleaseInPodIntegration", (V(17), False, A)),
+    # honours Workload spec.preemptionGates (MultiKueue worker clusters); v0.19 on ConcurrentAdmission
+    # does too (releases.CONCURRENT_ADMISSION_PREEMPTION_GATES)
+    _gate("MultiKueueOrchestratedPreemption", (V(17), False, A)),
+    # workload variants per flavor, FlavorMigration (KEP-8691)
     _gate("ConcurrentAdmission", (V(18), False, A)),
     _gate("QuotaCheckStrategy", (V(18), False, A), (V(19), True, B)),
     # every v0.19 tag shipped it off: main turned its "0.19" entry on in place (#13063, not in release-0.19)

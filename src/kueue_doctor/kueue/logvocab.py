@@ -142,6 +142,7 @@ STATUS_ASSUMED: Final = "assumed"               # admitted in this cycle
 STATUS_NOMINATED: Final = "nominated"           # fits, possibly after preemptions
 STATUS_SKIPPED: Final = "skipped"               # fits, but another head of the cycle came first
 STATUS_NOT_NOMINATED: Final = ""
+STATUS_PREEMPTION_GATED: Final = "preemptionGated"  # needs preemption, a preemption gate is closed
 
 # KEY_REQUEUE_REASON. Kueue logs its generic reason as ""; kueue-doctor (engine, reports) calls it
 # REQUEUE_GENERIC.
@@ -154,6 +155,7 @@ REQUEUE_PENDING_PREEMPTION: Final = "PendingPreemption"
 REQUEUE_PENDING_MIGRATION: Final = "PendingMigration"
 REQUEUE_PREEMPTION_NO_CANDIDATES: Final = "PreemptionNoCandidates"
 REQUEUE_PREEMPTION_FAILED: Final = "PreemptionFailed"
+REQUEUE_PREEMPTION_GATED: Final = "PreemptionGated"
 
 # KEY_REASON of an evaluation skipped for sharing a target with an earlier head
 OVERLAPPING_TARGETS: Final = "Workload has overlapping preemption targets with another workload"

@@ -55,6 +55,10 @@ EXACT_SHARE_FIX = Fix(6925, Version(0, 14), (Version(0, 13, 5),))
 STUCK_POD_FIX = Fix(6872, Version(0, 14), (Version(0, 12, 10), Version(0, 13, 5)))
 # "[BestEffortFIFO] Implement Sticky ClusterQueue Head Policy" (#7197, #7202 backport it).
 STICKY_HEAD_FIX = Fix(7157, Version(0, 15), (Version(0, 13, 6), Version(0, 14, 1)))
+# "Add preemptionGates support to ConcurrentAdmission": from v0.19.0 the scheduler honours a
+# Workload's closed preemption gates with ConcurrentAdmission on, not only with
+# MultiKueueOrchestratedPreemption (v0.17, v0.18).
+CONCURRENT_ADMISSION_PREEMPTION_GATES = Fix(11872, Version(0, 19))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +73,8 @@ class KueueRelease:
     drs_mode: DrsMode
     # BestEffortFIFO keeps a preemptor waiting for its victims at the head of its queue.
     sticky_preemptor: bool
+    # ConcurrentAdmission alone makes the scheduler honour preemption gates (v0.19+)
+    concurrent_admission_preemption_gates: bool = True
 
     @property
     def label(self) -> str:
@@ -96,4 +102,5 @@ def release_for(version: str | None, gates: Mapping[str, bool] | None = None) ->
         stuck_pod_fix=STUCK_POD_FIX.carried_by(v),
         drs_mode=drs_mode(v),
         sticky_preemptor=STICKY_HEAD_FIX.carried_by(v),
+        concurrent_admission_preemption_gates=CONCURRENT_ADMISSION_PREEMPTION_GATES.carried_by(v),
     )

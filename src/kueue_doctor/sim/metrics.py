@@ -39,6 +39,7 @@ class Recorder:
         self.sim = sim
         self.admissions: dict[str, int] = defaultdict(int)
         self.preemptions: dict[str, int] = defaultdict(int)
+        self.migrations: dict[str, int] = defaultdict(int)   # FlavorMigration evictions per ClusterQueue
         self.series: dict[str, list[list]] = defaultdict(list)   # cq -> [t, used, nominal, pendingFits, violated]
         self.violation_seconds: dict[str, float] = defaultdict(float)
         self.last_sample: float | None = None
@@ -115,6 +116,13 @@ class Recorder:
         if by is not None:
             self.marks.append(EventMark(t, "preemption", by.cluster_queue,
                                         f"{preemptor} preempted {sw.key} of {sw.cluster_queue}{why}"))
+
+    def migration(self, sw: SimWorkload, evictor: WorkloadKey) -> None:
+        """A FlavorMigration eviction: ``evictor``, a more favourable variant of the same parent, fits."""
+        self.migrations[sw.cluster_queue] += 1
+        self.marks.append(EventMark(self.sim.now, "eviction", sw.cluster_queue,
+                                    f"{sw.key} evicted (FlavorMigration): {evictor} migrates to a more "
+                                    f"favourable flavor"))
 
     def fault(self, fault: Fault) -> None:
         sw = self.sim.workloads.get(fault.workload) if fault.workload is not None else None

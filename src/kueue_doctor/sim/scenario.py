@@ -42,6 +42,8 @@ class WorkloadSpec:
     grace: float = 30.0           # terminationGracePeriodSeconds
     klass: str = "default"
     synthetic: str = ""           # which parts of a traced workload were made up, if any
+    # spec.preemptionGates: (name, seconds after arrival the gate opens, or None: never)
+    preemption_gates: list[tuple[str, float | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -100,6 +102,22 @@ def _settings(f: Fields) -> Settings:
     return s
 
 
+def _preemption_gates(f: Fields) -> list[tuple[str, float | None]]:
+    out: list[tuple[str, float | None]] = []
+    for i, g in enumerate(f.list("preemptionGates")):
+        where = f"{f.where('preemptionGates')}[{i}]"
+        if isinstance(g, str) and g:
+            out.append((g, None))
+        elif isinstance(g, dict):
+            gf = Fields(g, where)
+            after = gf.data.get("openAfter")
+            out.append((gf.str("name", required=True), duration(after, gf.where("openAfter"))
+                        if after is not None else None))
+        else:
+            raise InputError("must be a gate name or {name, openAfter}", field=where)
+    return out
+
+
 def _workload_spec(f: Fields, at: float, name: str) -> WorkloadSpec:
     reqs = f.obj("requests", required=True)
     for k, v in reqs.data.items():
@@ -110,7 +128,8 @@ def _workload_spec(f: Fields, at: float, name: str) -> WorkloadSpec:
         runtime=duration(f.data.get("runtime", 3600), f.where("runtime")),
         kind=f.str("kind", JOB, choices=(JOB, POD_GROUP)),
         grace=duration(f.data.get("terminationGracePeriod", 30), f.where("terminationGracePeriod")),
-        klass=f.str("class", "default"))
+        klass=f.str("class", "default"),
+        preemption_gates=_preemption_gates(f))
 
 
 def parse_scenario(doc: dict, file: str) -> Scenario:

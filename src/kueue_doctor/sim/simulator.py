@@ -8,6 +8,7 @@ the release's job integration says the job is no longer active -> queued again.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..errors import InputError
 from ..keys import WorkloadKey
+from ..kueue import constants as kc
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
@@ -53,13 +55,15 @@ class SimWorkload:
     preemptions: int = 0
     admissions: int = 0
     labels: dict[str, str] = field(default_factory=dict)
+    parent: WorkloadKey | None = None     # a ConcurrentAdmission variant's parent (scenario ``variants``)
 
 
 class Simulator:
     def __init__(self, scn: Scenario, progress: Callable[[float], None] | None = None):
         self.scn = scn
         self.kueue: KueueRelease = release_for(scn.version, scn.gates)
-        cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode)
+        cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode,
+                           concurrent_admission_preemption_gates=self.kueue.concurrent_admission_preemption_gates)
         if scn.fair_sharing is not None:
             cfg.fair_sharing = True
             if scn.fair_sharing.get("preemptionStrategies"):
@@ -87,6 +91,7 @@ class Simulator:
         self.recorder = Recorder(self)
         self.progress = progress
         self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
+        self.variants: dict[WorkloadKey, list[SimWorkload]] = {}   # parent -> its variants
         heap.settle()
 
     # -- helpers -------------------------------------------------------------------------
@@ -118,7 +123,8 @@ class Simulator:
             self.events.at(0.0, "afs_sample")
         handlers = {"arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
                     "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
-                    "fault": self.on_fault, "sample": self.on_sample, "afs_sample": self.on_afs_sample}
+                    "fault": self.on_fault, "sample": self.on_sample, "afs_sample": self.on_afs_sample,
+                    "open_gate": self.on_open_gate}
         while True:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
@@ -144,19 +150,96 @@ class Simulator:
 
     # -- handlers ------------------------------------------------------------------------
     def on_arrive(self, spec: WorkloadSpec) -> None:
+        cq = self._concurrent_queue(spec)
+        if cq is None:
+            self._arrive(spec)
+            return
+        # ConcurrentAdmission's controller makes one variant per flavor of the ClusterQueue's first
+        # resource group, owned by the parent (which neither queues nor holds quota: not simulated)
+        parent = WorkloadKey(spec.namespace, spec.name)
+        self.variants[parent] = [
+            self._arrive(dataclasses.replace(spec, name=f"{spec.name}-{f.name}"), parent, f.name)
+            for f in cq.resource_groups[0].flavors]
+        self._sync_variants(parent)
+
+    def _concurrent_queue(self, spec: WorkloadSpec) -> o.ClusterQueue | None:
+        if not self.config.gate("ConcurrentAdmission"):
+            return None
+        lq = self.scn.state.local_queues.get((spec.namespace, spec.queue))
+        cq = self.scn.state.cluster_queues.get(lq.cluster_queue) if lq is not None else None
+        if cq is None or cq.concurrent_admission_policy is None or not cq.resource_groups:
+            return None
+        return cq
+
+    def _sync_variants(self, parent: WorkloadKey) -> None:
+        """The variant controller's (de)activation: with a variant admitted, RetainFirstAdmission keeps
+        no other one active; TryPreferredFlavors keeps those more favourable than it (and not below
+        lastAcceptableFlavorName); with none admitted all are active. A deactivated variant leaves
+        its queue (Workload spec.active false); only pending variants are switched here."""
+        variants = self.variants.get(parent, [])
+        if not variants or any(v.state == FINISHED for v in variants):
+            return
+        cq = self.scn.state.cluster_queues[variants[0].cluster_queue]
+        policy = cq.concurrent_admission_policy
+        assert policy is not None
+        order = [f.name for f in cq.resource_groups[0].flavors]
+        admitted = [v for v in variants if v.state in (RESERVED, RUNNING_W)]
+        if not admitted:
+            active = set(range(len(variants)))
+        elif policy.migration_mode == "RetainFirstAdmission":
+            active = {variants.index(admitted[0])}
+        else:
+            at = min(variants.index(v) for v in admitted)
+            last = order.index(policy.last_acceptable_flavor) if policy.last_acceptable_flavor in order else None
+            active = {i for i in range(len(variants)) if i < at and (last is None or i <= last)} | {at}
+        for i, v in enumerate(variants):
+            if v.state != QUEUED or (i in active) == v.obj.active:
+                continue
+            wi = self.model.info(v.obj)
+            v.obj.active = i in active
+            if v.obj.active:
+                self.model.queues.add(wi)
+                self.recorder.queued_change(v.cluster_queue, +1)
+            else:
+                self.model.queues.delete(wi)
+                self.recorder.queued_change(v.cluster_queue, -1)
+            self.emit("activated" if v.obj.active else "deactivated", workload=v.key)
+
+    def _arrive(self, spec: WorkloadSpec, parent: WorkloadKey | None = None, flavor: str = "") -> SimWorkload:
         key = WorkloadKey(spec.namespace, spec.name)
         if key in self.workloads:
             raise InputError(f"two workloads are named {key}", file=self.scn.source)
         wl = build.workload(spec.namespace, spec.name, spec.queue, spec.requests, count=spec.pods,
                             priority=spec.priority, created=self.dt(self.now),
                             labels={"kueue-doctor.io/class": spec.klass}, grace=int(spec.grace))
-        sw = SimWorkload(spec, key, wl, state=QUEUED, waiting_since=self.now)
+        if parent is not None:
+            wl.meta.annotations[kc.ALLOWED_FLAVORS_ANNOTATION] = flavor
+            wl.meta.owner_references = [{"apiVersion": f"{kc.GROUP}/v1beta2", "kind": "Workload",
+                                         "name": parent.name, "uid": str(parent), "controller": True}]
+        wl.preemption_gates = [g for g, _ in spec.preemption_gates]
+        for g, after in spec.preemption_gates:
+            if after is not None:
+                self.events.after(after, "open_gate", (key, g))
+        sw = SimWorkload(spec, key, wl, state=QUEUED, waiting_since=self.now, parent=parent)
         self.workloads[key] = sw
         wi = self.model.submit(wl)
         sw.cluster_queue = self.model.queues.cluster_queue_for(wi) or ""
         if sw.cluster_queue:
             self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("created", workload=key, queue=spec.queue)
+        self.request_cycle()
+        return sw
+
+    def on_open_gate(self, payload) -> None:
+        """A controller (MultiKueue, ConcurrentAdmission) opens a preemption gate: the workload,
+        parked as inadmissible while gated, is queued again (ClusterQueue.PushOrUpdate)."""
+        key, gate = payload
+        sw = self.workloads[key]
+        sw.obj.status.preemption_gates[gate] = "Open"
+        self.emit("gate_opened", workload=key, gate=gate)
+        q = self.model.queues.queues.get(sw.cluster_queue)
+        if q is not None and key in q.inadmissible:
+            q.push(q.inadmissible.pop(key))
         self.request_cycle()
 
     def on_cycle(self, _payload) -> None:
@@ -173,10 +256,14 @@ class Simulator:
         for t in res.preempted:
             preemptor = next(e.key for e in res.entries if t in e.targets)  # a target is some entry's
             self._evict(self.workloads[t.key], t.reason, preemptor)
+        for m in res.migrated:
+            self._evict(self.workloads[m.key], m.reason, m.evictor, message=m.message)
+        for parent in self.variants:
+            self._sync_variants(parent)
         self._log_cycle(res)
         parked = any(e.key in self.model.queues.queues[e.cq_name].inadmissible
                      for e in res.entries + res.inadmissible if e.cq_name in self.model.queues.queues)
-        if res.admitted or res.preempted or parked:
+        if res.admitted or res.preempted or res.migrated or parked:
             self.request_cycle()
 
     def _admitted(self, e) -> None:
@@ -246,8 +333,30 @@ class Simulator:
         self.recorder.quota_released(sw)
         self.model.release(sw.key, self.dt(self.now), requeue=False)
         self.emit("finished", workload=sw.key, clusterQueue=sw.cluster_queue)
+        if sw.parent is not None:
+            self._finish_siblings(sw)
         self._retry_placement()
         self.request_cycle()
+
+    def _finish_siblings(self, done: SimWorkload) -> None:
+        """The parent finished with ``done``: its other variants go too (they count as one workload)."""
+        assert done.parent is not None
+        for sw in self.variants.get(done.parent, []):
+            if sw is done or sw.state == FINISHED:
+                continue
+            for p in sw.pods:
+                self._pod_gone(p)
+            if sw in self.unplaced:
+                self.unplaced.remove(sw)
+            if sw.state == QUEUED:
+                self.model.queues.delete(self.model.infos[sw.key])
+                self.recorder.queued_change(sw.cluster_queue, -1)
+            elif self.model.release(sw.key, self.dt(self.now), requeue=False) is not None:
+                self.recorder.quota_released(sw)
+            sw.state = FINISHED
+            sw.epoch += 1
+            sw.finished_at = self.now
+            self.emit("finished", workload=sw.key, clusterQueue=sw.cluster_queue)
 
     def _pod_gone(self, p: SimPod) -> None:
         if p.phase == GONE:
@@ -256,11 +365,17 @@ class Simulator:
             p.node.unbind(p)
         p.phase = GONE
 
-    def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey) -> None:
-        sw.preemptions += 1
-        self.recorder.preemption(sw, reason, preemptor)
-        self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, preemptor=preemptor,
-                  cycle=self.cycles)
+    def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey, message: str = "") -> None:
+        if reason == kc.EVICTED_BY_FLAVOR_MIGRATION:
+            # an eviction without a Preempted condition: a more favourable variant takes over
+            self.recorder.migration(sw, preemptor)
+            self.emit("migrated", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, evictor=preemptor,
+                      message=message, cycle=self.cycles)
+        else:
+            sw.preemptions += 1
+            self.recorder.preemption(sw, reason, preemptor)
+            self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason,
+                      preemptor=preemptor, cycle=self.cycles)
         was_running = sw.state == RUNNING_W
         sw.state = EVICTED
         sw.epoch += 1
@@ -310,6 +425,8 @@ class Simulator:
         if wi is not None:
             self.recorder.queued_change(sw.cluster_queue, +1)
         self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
+        if sw.parent is not None:
+            self._sync_variants(sw.parent)
         self.request_cycle()
 
     def on_fault(self, fault) -> None:

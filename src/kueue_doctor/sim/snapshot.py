@@ -139,6 +139,12 @@ class SnapshotWriter:
             spec["fairSharing"] = {"weight": str(cq.fair_sharing_weight)}
         if cq.admission_mode:
             spec["admissionScope"] = {"admissionMode": cq.admission_mode}
+        cap = cq.concurrent_admission_policy
+        if cap is not None and self.kueue_api.endswith("v1beta2"):
+            mig: dict = {"mode": cap.migration_mode}
+            if cap.last_acceptable_flavor is not None:
+                mig["constraints"] = {"lastAcceptableFlavorName": cap.last_acceptable_flavor}
+            spec["concurrentAdmissionPolicy"] = {"migration": mig}
         name = cq.meta.name
         snap = sim.model.snapshot.cluster_queues.get(name)
         q = sim.model.queues.queues.get(name)
@@ -233,7 +239,11 @@ class SnapshotWriter:
             msg = f"Quota reserved in ClusterQueue {f['clusterQueue']}"
             conds.append(self._cond(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON, msg, t))
             conds.append(self._cond(kc.ADMITTED, "True", kc.ADMITTED_REASON, "The workload is admitted", t))
-            if sw.state == EVICTED and preempted:
+            migrated = [h for h in hist if h[1] == "migrated"]
+            if sw.state == EVICTED and migrated and (not preempted or migrated[-1][0] >= preempted[-1][0]):
+                mt, _, mf = migrated[-1]
+                conds.append(self._cond(kc.EVICTED, "True", kc.EVICTED_BY_FLAVOR_MIGRATION, mf["message"], mt))
+            elif sw.state == EVICTED and preempted:
                 pt, _, pf = preempted[-1]
                 msg = self.eviction_message(pf)
                 conds.append(self._cond(kc.EVICTED, "True", kc.EVICTED_BY_PREEMPTION, msg, pt))
@@ -260,6 +270,9 @@ class SnapshotWriter:
             _, _, last = evals[-1]
             reason = (last.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
             conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, last["reason"], evals[0][0]))
+            if last.get("status") == "preemptionGated":
+                conds.append(self._cond(kc.BLOCKED_ON_PREEMPTION_GATES, "True", kc.PREEMPTION_GATED, last["reason"],
+                                        evals[-1][0]))
         elif released:
             reason = kc.PENDING_EVALUATION if self.granular else kc.PENDING
             conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, "The workload was evicted",
@@ -282,8 +295,13 @@ class SnapshotWriter:
                                         "kind": "Pod", "name": f"{sw.spec.name}-{i}",
                                         "uid": uid("Pod", ns, f"{sw.spec.name}-{i}")}
                                        for i in range(sw.spec.pods)]
-        spec = {"active": True, "priority": sw.spec.priority, "queueName": sw.spec.queue,
+        spec = {"active": sw.obj.active, "priority": sw.spec.priority, "queueName": sw.spec.queue,
                 "podSets": [{"count": sw.spec.pods, "name": "main", "template": self.pod_template(sw)}]}
+        if sw.obj.preemption_gates and self.kueue_api.endswith("/v1beta2"):
+            spec["preemptionGates"] = [{"name": g} for g in sw.obj.preemption_gates]
+        if sw.parent is not None:   # a ConcurrentAdmission variant: owned by its parent Workload
+            meta["annotations"] = dict(sw.obj.meta.annotations)
+            meta["ownerReferences"] = [*sw.obj.meta.owner_references, *meta["ownerReferences"]]
         status: dict = {}
         conds = self.workload_conditions(sw)
         if conds:
