@@ -18,5 +18,7 @@ def test_case(path):
 
 
 def test_all_cases_are_present():
-    # 192 cases were transcribed from upstream; losing one silently would hide a regression.
-    assert len(CASES) == 192
+    # 192 cases were transcribed from upstream, plus the 100 TAS tas-assign cases (tas/);
+    # losing one silently would hide a regression.
+    assert len(CASES) == 292
+    assert sum(1 for p in CASES if p.parent.name == "tas") == 100
