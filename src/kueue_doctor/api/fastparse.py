@@ -190,8 +190,9 @@ def _workload(raw: dict, version: str) -> o.Workload:
         if not isinstance(ps, dict):
             raise _GiveUp
         tmpl = ps.get("template")
+        annotations = _dict(_dict(tmpl.get("metadata")).get("annotations")) if isinstance(tmpl, dict) else {}
         if not isinstance(tmpl, dict) or ps.get("topologyRequest") or \
-                any(k.startswith("kueue.x-k8s.io/podset-") for k in _dict(_dict(tmpl.get("metadata")).get("annotations"))):
+                any(k.startswith("kueue.x-k8s.io/podset-") for k in annotations):
             raise _GiveUp  # topology requests (and the annotations that may carry one): parse.py
         pod_sets.append(o.PodSet(name=_str(ps.get("name"), "main") or "main", count=_int(ps.get("count"), 1, 0),
                                  min_count=_int(ps.get("minCount"), None, 0),

@@ -36,7 +36,8 @@ class ClusterState:
     metadata_files: list[str] = field(default_factory=list)
 
     _BY_NAME: ClassVar[dict[str, str]] = {
-        "ResourceFlavor": "resource_flavors", "Topology": "topologies", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
+        "ResourceFlavor": "resource_flavors", "Topology": "topologies",
+        "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
         "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
     _BY_KEY: ClassVar[dict[str, str]] = {
         "LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",

@@ -91,7 +91,7 @@ def select_optimal_domain_set(pl: Placer, domains: list[Domain], slice_count: in
                     chosen = prev[before_leader][before_pods]
                     if before_leader <= 0 and before_pods <= 0:
                         continue
-                    new = chosen + [d]
+                    new = [*chosen, d]
                     if before_leader > 0 and d.leader_count > 0:
                         after_l = before_leader - d.leader_count
                         after_p = before_pods - d.pod_count_wl

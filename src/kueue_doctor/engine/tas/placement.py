@@ -303,7 +303,7 @@ class Placer:
                 continue
             if i == 0:
                 return domains
-            return [d] + domains[:i] + domains[i + 1:]
+            return [d, *domains[:i], *domains[i + 1:]]
         return domains
 
     def consume_with_leaders(self, dom: Domain, rest: list[Domain], remaining: list[int], unconstrained: bool,
@@ -378,7 +378,8 @@ class Placer:
             out.domains.append(o.TopologyDomainAssignment(d.values[level:], d.pod_count))
         return out
 
-    def slice_size_at_level(self, req: TASPodSetRequest, slice_size: int, slice_level: int) -> tuple[dict[int, int], str]:
+    def slice_size_at_level(self, req: TASPodSetRequest, slice_size: int,
+                            slice_level: int) -> tuple[dict[int, int], str]:
         out: dict[int, int] = {}
         layers = constraints(req.topology)[1:]
         prev_size, prev_level = slice_size, slice_level

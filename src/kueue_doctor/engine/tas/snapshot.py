@@ -35,8 +35,19 @@ class Domain:
     """A topology domain with the placement algorithm's scratch state (upstream domain +
     domainState). ``leaf`` is set on the lowest level."""
 
-    __slots__ = ("id", "values", "parent", "children", "leaf", "pod_count", "slice_count",
-                 "pod_count_wl", "slice_count_wl", "leader_count", "affinity")
+    __slots__ = (
+        "affinity",
+        "children",
+        "id",
+        "leader_count",
+        "leaf",
+        "parent",
+        "pod_count",
+        "pod_count_wl",
+        "slice_count",
+        "slice_count_wl",
+        "values",
+    )
 
     def __init__(self, did: str, values: tuple[str, ...]) -> None:
         self.id = did
