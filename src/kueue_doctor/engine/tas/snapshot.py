@@ -106,10 +106,21 @@ def flavor_nodes(nodes: Iterable[o.Node], node_labels: Mapping[str, str], levels
             and all(lv in n.meta.labels for lv in levels)]
 
 
+TAS_POD_ANNOTATIONS = ("kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
+                       "kueue.x-k8s.io/podset-slice-required-topology",
+                       "kueue.x-k8s.io/podset-slice-required-topology-constraints",
+                       "kueue.x-k8s.io/podset-unconstrained-topology")
+
+
+def is_tas_pod(pod: o.Pod) -> bool:
+    """Managed by TAS (utiltas.IsTAS): its usage is the admitted workload's, not non-TAS usage."""
+    return any(a in pod.meta.annotations for a in TAS_POD_ANNOTATIONS)
+
+
 def non_tas_usage(pod: o.Pod) -> Resources | None:
     """What a pod TAS does not manage uses on its node: its requests plus one ``pods``
-    (None when it is not bound or has finished)."""
-    if not pod.spec.node_name or pod.phase in ("Succeeded", "Failed"):
+    (None when it is not bound, has finished, or is a TAS pod)."""
+    if not pod.spec.node_name or pod.phase in ("Succeeded", "Failed") or is_tas_pod(pod):
         return None
     use = dict(pod_requests(pod.spec))
     use[PODS] = use.get(PODS, 0) + 1
