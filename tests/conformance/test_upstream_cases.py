@@ -19,11 +19,14 @@ def test_case(path):
 
 # current/: admission features of current releases (shared/conformance/current), counted per prefix
 CURRENT = Path(__file__).resolve().parent / "current"
+TAS = Path(__file__).resolve().parent / "tas"
 
 
 def test_all_cases_are_present():
     # 192 cases were transcribed from upstream; losing one silently would hide a regression.
-    assert len([p for p in CASES if p.parent != CURRENT]) == 192
+    assert len([p for p in CASES if p.parent not in (CURRENT, TAS)]) == 192
+    # tas/: the 100 tas-assign cases (assign-, replace-); the TAS cycle cases come with the scheduler integration
+    assert sum(1 for p in CASES if p.parent == TAS) == 100
     # current/: the newer features' cases (shared/conformance/current)
     assert len([p for p in CASES if p.parent == CURRENT and p.name.startswith("afs-")]) == 6
     prefixes = {p.stem.split("-", 2)[0] + "-" + p.stem.split("-", 2)[1] for p in CASES if p.parent == CURRENT}

@@ -190,8 +190,10 @@ def _workload(raw: dict, version: str) -> o.Workload:
         if not isinstance(ps, dict):
             raise _GiveUp
         tmpl = ps.get("template")
-        if not isinstance(tmpl, dict):
-            raise _GiveUp
+        annotations = _dict(_dict(tmpl.get("metadata")).get("annotations")) if isinstance(tmpl, dict) else {}
+        if not isinstance(tmpl, dict) or ps.get("topologyRequest") or \
+                any(k.startswith("kueue.x-k8s.io/podset-") for k in annotations):
+            raise _GiveUp  # topology requests (and the annotations that may carry one): parse.py
         pod_sets.append(o.PodSet(name=_str(ps.get("name"), "main") or "main", count=_int(ps.get("count"), 1, 0),
                                  min_count=_int(ps.get("minCount"), None, 0),
                                  template=_pod_spec(_dict(tmpl.get("spec"))),
@@ -206,7 +208,7 @@ def _workload(raw: dict, version: str) -> o.Workload:
         pc_source = (WORKLOAD_PRIORITY_CLASS_SOURCE if kind == "WorkloadPriorityClass"
                      else POD_PRIORITY_CLASS_SOURCE if kind else "")
     st = _dict(raw.get("status"))
-    if st.get("requeueState") is not None or st.get("reclaimablePods"):
+    if st.get("requeueState") is not None or st.get("reclaimablePods") or st.get("unhealthyNodes"):
         raise _GiveUp
     if spec.get("preemptionGates") or st.get("preemptionGates"):
         raise _GiveUp  # rare: the careful parser reads them (v1beta2 only)
@@ -218,7 +220,8 @@ def _workload(raw: dict, version: str) -> o.Workload:
             raise _GiveUp
         psas = []
         for p in _list(a.get("podSetAssignments")):
-            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            if not isinstance(p, dict) or not isinstance(p.get("name"), str) or "topologyAssignment" in p \
+                    or "delayedTopologyRequest" in p:
                 raise _GiveUp
             psas.append(o.PodSetAssignment(name=p["name"], flavors=_str_map(p.get("flavors")),
                                            resource_usage=_resources(p.get("resourceUsage")),

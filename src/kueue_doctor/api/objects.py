@@ -79,6 +79,14 @@ class ResourceFlavor:
 
 
 @dataclass(slots=True)
+class Topology:
+    """kueue.x-k8s.io Topology (v1beta1 and v1beta2): node label keys, highest level first."""
+    meta: Meta
+    levels: list[str] = field(default_factory=list)
+    kind = "Topology"
+
+
+@dataclass(slots=True)
 class ResourceQuota:
     name: str
     nominal_quota: Quantity
@@ -224,6 +232,8 @@ class PodSpec:
     # requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (ORed)
     required_node_terms: list[NodeSelectorTerm] = field(default_factory=list)
     tolerations: list[Toleration] = field(default_factory=list)
+    # preferredDuringSchedulingIgnoredDuringExecution: (weight, preference)
+    preferred_node_terms: list[tuple[int, NodeSelectorTerm]] = field(default_factory=list)
     node_name: str = ""
     priority_class_name: str = ""
     priority: int | None = None
@@ -232,12 +242,60 @@ class PodSpec:
 
 
 @dataclass(slots=True)
+class SliceConstraint:
+    """One layer of ``podsetSliceRequiredTopologyConstraints``: ``size`` pods in one domain of ``topology``."""
+    topology: str
+    size: int
+
+
+@dataclass(slots=True)
+class TopologyRequest:
+    """A pod set's ``topologyRequest`` (v1beta2 PodSetTopologyRequest; v1beta1 and the
+    pod-template annotations are normalised to it by ``api.parse``)."""
+    required: str | None = None
+    preferred: str | None = None
+    unconstrained: bool | None = None
+    pod_index_label: str | None = None
+    sub_group_index_label: str | None = None
+    sub_group_count: int | None = None
+    pod_set_group_name: str | None = None
+    slice_required_topology: str | None = None
+    slice_size: int | None = None
+    slice_constraints: list[SliceConstraint] = field(default_factory=list)
+
+    def constraints(self) -> list[SliceConstraint]:
+        """The slice layers, coarsest first (upstream PodSetSliceRequiredTopologyConstraints):
+        the explicit list, else the single pair (a missing size reads 0)."""
+        if self.slice_constraints:
+            return list(self.slice_constraints)
+        if self.slice_required_topology is None:
+            return []
+        return [SliceConstraint(self.slice_required_topology, self.slice_size or 0)]
+
+
+@dataclass(slots=True)
 class PodSet:
     name: str
     count: int
     template: PodSpec
     min_count: int | None = None
+    # the raw topologyRequest mapping as written (used for equivalence hashing); parsed: ``topology``
     topology_request: dict | None = None
+    topology: TopologyRequest | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyDomainAssignment:
+    values: tuple[str, ...]
+    count: int
+
+
+@dataclass(slots=True)
+class TopologyAssignment:
+    """``topologyAssignment`` decoded to its ordered domain list (v1beta1 ``domains`` or
+    v1beta2 ``slices``)."""
+    levels: list[str]
+    domains: list[TopologyDomainAssignment] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -246,6 +304,8 @@ class PodSetAssignment:
     flavors: dict[str, str] = field(default_factory=dict)
     resource_usage: ResourceList = field(default_factory=dict)
     count: int | None = None
+    topology_assignment: TopologyAssignment | None = None
+    delayed_topology_request: str = ""
 
 
 @dataclass(slots=True)
@@ -269,6 +329,7 @@ class WorkloadStatus:
     admission_checks: list[dict] = field(default_factory=list)
     # status.preemptionGates (v1beta2): gate name -> position, Open or Closed
     preemption_gates: dict[str, str] = field(default_factory=dict)
+    unhealthy_nodes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -116,12 +116,17 @@ def parse_pod_spec(f: Fields) -> o.PodSpec:
     terms = [o.NodeSelectorTerm(match_expressions=_requirements(t, "matchExpressions"),
                                 match_fields=_requirements(t, "matchFields"))
              for t in aff.objs("nodeSelectorTerms")]
+    preferred = [(p.int("weight", 0), o.NodeSelectorTerm(
+        match_expressions=_requirements(p.obj("preference"), "matchExpressions"),
+        match_fields=_requirements(p.obj("preference"), "matchFields")))
+        for p in f.obj("affinity").obj("nodeAffinity").objs("preferredDuringSchedulingIgnoredDuringExecution")]
     return o.PodSpec(
         containers=[_container(c) for c in f.objs("containers")],
         init_containers=[_container(c) for c in f.objs("initContainers")],
         overhead=f.resources("overhead"),
         node_selector=f.str_map("nodeSelector"),
         required_node_terms=terms,
+        preferred_node_terms=preferred,
         tolerations=parse_tolerations(f),
         node_name=f.str("nodeName"),
         priority_class_name=f.str("priorityClassName"),
@@ -268,6 +273,95 @@ def parse_priority_class(f: Fields, version: str) -> o.WorkloadPriorityClass:
                                    description=f.str("description"))
 
 
+# -- topology-aware scheduling -------------------------------------------------------------
+
+TOPOLOGY_ANNOTATIONS = {
+    "required": "kueue.x-k8s.io/podset-required-topology",
+    "preferred": "kueue.x-k8s.io/podset-preferred-topology",
+    "unconstrained": "kueue.x-k8s.io/podset-unconstrained-topology",
+    "sliceTopology": "kueue.x-k8s.io/podset-slice-required-topology",
+    "sliceSize": "kueue.x-k8s.io/podset-slice-size",
+}
+
+
+def parse_topology(f: Fields, version: str) -> o.Topology:
+    levels = [lv.str("nodeLabel", required=True) for lv in f.obj("spec").objs("levels", required=True)]
+    if not levels:
+        raise InputError("must list at least one level", field="spec.levels")
+    return o.Topology(meta=parse_meta(f, False), levels=levels)
+
+
+def parse_topology_request(tr: Fields | None, annotations: dict[str, str] | None = None) -> o.TopologyRequest | None:
+    """A pod set's topologyRequest (same fields in v1beta1 and v1beta2; v1beta1 lacks the
+    multi-layer list); without one, the pod-template annotations Kueue's job integrations read."""
+    if tr is not None and tr.data:
+        return o.TopologyRequest(
+            required=tr.str("required") if tr.has("required") else None,
+            preferred=tr.str("preferred") if tr.has("preferred") else None,
+            unconstrained=tr.bool("unconstrained") if tr.has("unconstrained") else None,
+            pod_index_label=tr.str("podIndexLabel") or None,
+            sub_group_index_label=tr.str("subGroupIndexLabel") or None,
+            sub_group_count=tr.int("subGroupCount", minimum=0),
+            pod_set_group_name=tr.str("podSetGroupName") or None,
+            slice_required_topology=tr.data.get("podSetSliceRequiredTopology")
+            if tr.has("podSetSliceRequiredTopology") else None,
+            slice_size=tr.int("podSetSliceSize"),
+            slice_constraints=[o.SliceConstraint(c.str("topology", required=True), c.int("size", 0))
+                               for c in tr.objs("podsetSliceRequiredTopologyConstraints")])
+    ann = annotations or {}
+    if not any(v in ann for v in TOPOLOGY_ANNOTATIONS.values()):
+        return None
+    size = ann.get(TOPOLOGY_ANNOTATIONS["sliceSize"])
+    try:
+        slice_size = int(size) if size is not None else None
+    except ValueError:
+        raise InputError(f"must be an integer, got {size!r}",
+                         field=f"metadata.annotations[{TOPOLOGY_ANNOTATIONS['sliceSize']}]") from None
+    return o.TopologyRequest(
+        required=ann.get(TOPOLOGY_ANNOTATIONS["required"]),
+        preferred=ann.get(TOPOLOGY_ANNOTATIONS["preferred"]),
+        unconstrained=(ann[TOPOLOGY_ANNOTATIONS["unconstrained"]].lower() == "true")
+        if TOPOLOGY_ANNOTATIONS["unconstrained"] in ann else None,
+        slice_required_topology=ann.get(TOPOLOGY_ANNOTATIONS["sliceTopology"]),
+        slice_size=slice_size)
+
+
+def parse_topology_assignment(f: Fields) -> o.TopologyAssignment:
+    """v1beta1 ``{levels, domains[{values, count}]}`` or v1beta2 ``{levels, slices[...]}``,
+    decoded to the ordered domain list (upstream utiltas.InternalSeqFrom)."""
+    levels = f.strs("levels")
+    domains: list[o.TopologyDomainAssignment] = []
+    if f.has("domains"):
+        for d in f.objs("domains"):
+            domains.append(o.TopologyDomainAssignment(tuple(d.strs("values")), d.int("count", 0, minimum=0)))
+        return o.TopologyAssignment(levels=levels, domains=domains)
+    for sl in f.objs("slices"):
+        n = sl.int("domainCount", 0, minimum=0)
+        per_level = sl.objs("valuesPerLevel")
+        if len(per_level) != len(levels):
+            raise InputError(f"must hold one entry per level ({len(levels)}), got {len(per_level)}",
+                             field="slices[].valuesPerLevel")
+        pc = sl.obj("podCounts")
+        counts = [pc.int("universal", 0)] * n if pc.has("universal") else \
+            [int(c) for c in pc.list("individual")]
+        if len(counts) != n:
+            raise InputError(f"must hold domainCount ({n}) counts, got {len(counts)}", field="slices[].podCounts")
+        columns: list[list[str]] = []
+        for lv in per_level:
+            if lv.has("universal"):
+                columns.append([lv.str("universal")] * n)
+            else:
+                ind = lv.obj("individual")
+                roots = ind.strs("roots")
+                if len(roots) != n:
+                    raise InputError(f"must hold domainCount ({n}) roots, got {len(roots)}",
+                                     field="slices[].valuesPerLevel[].individual.roots")
+                columns.append([ind.str("prefix") + r + ind.str("suffix") for r in roots])
+        for i in range(n):
+            domains.append(o.TopologyDomainAssignment(tuple(c[i] for c in columns), counts[i]))
+    return o.TopologyAssignment(levels=levels, domains=domains)
+
+
 def parse_workload(f: Fields, version: str) -> o.Workload:
     spec = f.obj("spec")
     pod_sets = []
@@ -277,7 +371,9 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         tmpl = ps.obj("template", required=True)
         pod_sets.append(o.PodSet(name=ps.str("name", "main") or "main", count=count, min_count=min_count,
                                  template=parse_pod_spec(tmpl.obj("spec")),
-                                 topology_request=ps.data.get("topologyRequest")))
+                                 topology_request=ps.data.get("topologyRequest"),
+                                 topology=parse_topology_request(ps.obj("topologyRequest"),
+                                                                 tmpl.obj("metadata").str_map("annotations"))))
     if not pod_sets:
         raise InputError("must list at least one pod set", field="spec.podSets")
     if version == "v1beta1":
@@ -296,7 +392,11 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
             cluster_queue=a.str("clusterQueue", required=True),
             pod_set_assignments=[o.PodSetAssignment(name=p.str("name", required=True), flavors=p.str_map("flavors"),
                                                     resource_usage=p.resources("resourceUsage"),
-                                                    count=p.int("count", minimum=0))
+                                                    count=p.int("count", minimum=0),
+                                                    topology_assignment=parse_topology_assignment(
+                                                        p.obj("topologyAssignment"))
+                                                    if p.has("topologyAssignment") else None,
+                                                    delayed_topology_request=p.str("delayedTopologyRequest"))
                                  for p in a.objs("podSetAssignments")])
     requeue = None
     if st.has("requeueState"):
@@ -306,7 +406,8 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         admission=admission, conditions=parse_conditions(st),
         reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0)
                           for r in st.objs("reclaimablePods")},
-        requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")])
+        requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")],
+        unhealthy_nodes=[n.str("name", required=True) for n in st.objs("unhealthyNodes")])
     gates: list[str] = []
     if version == "v1beta2":  # v1beta1 has neither field (Kueue's conversion drops them from v1beta1 reads)
         gates = [g.str("name", required=True) for g in spec.objs("preemptionGates")]
@@ -482,6 +583,7 @@ Parser = Callable[[Fields, str], Any]
 # (kind) -> (accepted apiVersions, parser, namespaced)
 KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
     "ResourceFlavor": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_resource_flavor),
+    "Topology": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_topology),
     "ClusterQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_cluster_queue),
     "Cohort": ((*(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), f"{KUEUE_GROUP}/v1alpha1"), parse_cohort),
     "LocalQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_local_queue),

@@ -12,6 +12,7 @@ from . import objects as o
 @dataclass
 class ClusterState:
     resource_flavors: dict[str, o.ResourceFlavor] = field(default_factory=dict)
+    topologies: dict[str, o.Topology] = field(default_factory=dict)
     cluster_queues: dict[str, o.ClusterQueue] = field(default_factory=dict)
     cohorts: dict[str, o.Cohort] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], o.LocalQueue] = field(default_factory=dict)
@@ -35,7 +36,8 @@ class ClusterState:
     metadata_files: list[str] = field(default_factory=list)
 
     _BY_NAME: ClassVar[dict[str, str]] = {
-        "ResourceFlavor": "resource_flavors", "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
+        "ResourceFlavor": "resource_flavors", "Topology": "topologies",
+        "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
         "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
     _BY_KEY: ClassVar[dict[str, str]] = {
         "LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",

@@ -1,7 +1,7 @@
 """The run kinds the engine supports, registered with the runner."""
 from __future__ import annotations
 
-from . import run_assign, run_cycle, run_drs, run_preemption
+from . import run_assign, run_cycle, run_drs, run_preemption, run_tas_assign
 from .runner import HANDLERS
 
 HANDLERS.update({
@@ -10,4 +10,5 @@ HANDLERS.update({
     "totalRequests": run_assign.run_total_requests,
     "preemption": run_preemption.run,
     "cycle": run_cycle.run,
+    "tas-assign": run_tas_assign.run,
 })

@@ -93,7 +93,7 @@ def V(minor: int, patch: int = 0) -> Version:
     return Version(0, minor, patch)
 
 
-A, B = Stage.ALPHA, Stage.BETA
+A, B, D = Stage.ALPHA, Stage.BETA, Stage.DEPRECATED
 GONE = (False, None)   # (default, stage) of a release line's first tags that lack a backported gate
 
 GATES: Mapping[str, Gate] = {g.name: g for g in (
@@ -104,6 +104,30 @@ GATES: Mapping[str, Gate] = {g.name: g for g in (
     # same entries at every tag v0.12.0 .. v0.19.2 and at main
     _gate("AdmissionFairSharing", (V(12), False, A), (V(15), True, B)),
     _gate("ElasticJobsViaWorkloadSlices", (V(13), False, A), (V(18), True, B)),
+    # Topology-aware scheduling (engine/tas). TASProfileMixed: v0.10 alpha, marked deprecated
+    # (off) in v0.11 - v0.14, beta and on from v0.15.
+    _gate("TASProfileMixed", (V(10), False, A), (V(11), False, D), (V(15), True, B)),
+    _gate("TASFailedNodeReplacement", (V(12), False, A), (V(14), True, B)),
+    _gate("TASFailedNodeReplacementFailFast", (V(13), False, A), (V(14), True, B)),
+    _gate("TASReplaceNodeOnPodTermination", (V(13), False, A), (V(14), True, B)),
+    _gate("TASBalancedPlacement", (V(15), False, A)),
+    _gate("TASReplaceNodeOnNodeTaints", (V(15, 5), False, A), (V(16), *GONE), (V(16, 2), False, A),
+          (V(17), True, B)),
+    _gate("TASHandleOverlappingFlavors", (V(16, 9), False, A), (V(17), *GONE), (V(17, 4), False, A),
+          (V(18), True, B)),
+    _gate("TASMultiLayerTopology", (V(17), False, A), (V(19), True, B)),
+    _gate("ElasticJobsViaWorkloadSlicesWithTAS", (V(17), False, A)),
+    _gate("TASRecomputeAssignmentWithinSchedulingCycle", (V(17, 6), True, B), (V(18), *GONE),
+          (V(18, 2), True, B)),
+    _gate("SkipReassignmentForPodOwnedWorkloads", (V(17, 8), False, A), (V(18), *GONE), (V(18, 4), False, A),
+          (V(19), True, B)),
+    _gate("TASCacheNodeMatchResults", (V(17, 8), True, B), (V(18), *GONE), (V(18, 4), True, B)),
+    _gate("TASCachingRemainingResources", (V(17, 8), True, B), (V(18), *GONE), (V(18, 4), True, B)),
+    _gate("VectorizedResourceRequests", (V(17, 8), True, B), (V(18), *GONE), (V(18, 4), True, B)),
+    _gate("TASRespectNodeAffinityPreferred", (V(18), False, A)),
+    _gate("TASCacheTopologyTree", (V(18, 6), False, A), (V(19), *GONE), (V(19, 2), False, A), (V(20), True, B)),
+    _gate("SchedulerLibraryIntegration", (V(19), False, A)),
+    _gate("TASAssignmentsEncodingByHostnamePrefix", (V(19), True, B)),
     # gated in v0.15, and the gate (on) backported to v0.13.9 and v0.14.4
     _gate("ReclaimablePods", (V(13, 9), True, B), (V(14), *GONE), (V(14, 4), True, B), before=True),
     # v0.17's gates, backported (on) to v0.15.5/v0.15.6 and v0.16.2/v0.16.3
