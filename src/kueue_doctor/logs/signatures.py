@@ -234,7 +234,7 @@ class Evidence:
         handler = _HANDLERS.get(msg)
         if handler is not None:
             handler(self, obj, ts, raw)
-        if level in ERROR_LEVELS:
+        if level in ERROR_LEVELS or (isinstance(level, str) and level.lower() in ERROR_LEVELS):
             self._error(obj, ts, raw)
         elif _CONFLICT in raw:
             self.conflicts += 1
