@@ -60,7 +60,7 @@ def build_report(stats: ReadStats, ev: Evidence, *, grace: float, files: list[di
     ev.finish()
     health, unhealthy = rules.controller_health(ev)
     found = (rules.stuck_targets(ev) + rules.slow_release(ev, grace) + rules.drs_rounding(ev)
-             + rules.head_of_line(ev) + rules.inactive(ev) + unhealthy)
+             + rules.head_of_line(ev) + rules.retry_storm(ev) + rules.inactive(ev) + unhealthy)
     per_cq = {cq: _queue_json(q) for cq, q in sorted(ev.queues.items()) if cq}
     return LogReport(stats.lines, stats.parsed, stats.malformed, stats.too_long, ev.first, ev.last,
                      found, per_cq, health, stats.unrecognized, list(files or []))
