@@ -80,7 +80,7 @@ def retry_storm(facts: Facts, f, violating: set[str]) -> list[Cause]:
         list(f.workloads[:20]),
         f"The scheduler retries {name} ({h['clusterQueue']}) about {h['perSecond']} times a second, each time "
         f"finding no candidate workloads allowed for preemption; {meanwhile} workload(s) were admitted meanwhile, "
-        f"so {', '.join(cqs)} wait.",
+        f"so the work of {', '.join(cqs)} waits.",
         evidence,
         f"Take {name} out of the loop: deactivate it (`kubectl patch workload -n {name.split('/')[0]} "
         f"{name.split('/', 1)[-1]} --type merge -p '{{\"spec\":{{\"active\":false}}}}'`) or change what it "

@@ -47,7 +47,7 @@ def held_without_pods_causes(facts: Facts, q: QueueFacts, v: Violation) -> list[
     """Quota reserved in a violating queue by workloads that have no pod, for longer than the
     wait threshold: the quota is taken and nothing uses it (seen after a WaitForPodsReady
     recovery eviction, kubernetes-sigs/kueue#14811)."""
-    held = [h for h in facts.held_without_pods if h.cluster_queue == q.name and h.held >= facts.min_wait]
+    held = [h for h in facts.held_without_pods if h.held >= facts.min_wait and _holds_for(facts, h, q)]
     if not held:
         return []
     evicted = [h for h in held if h.evicted]
@@ -64,7 +64,8 @@ def held_without_pods_causes(facts: Facts, q: QueueFacts, v: Violation) -> list[
     names = ", ".join(str(h.key) for h in held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
     return [Cause(
         CauseId.QUOTA_HELD_WITHOUT_PODS, confidence, [q.name], [h.key for h in held] + v.pending_workloads,
-        f"{names} hold(s) quota in {q.name} with no pod running or being created "
+        f"{names} hold(s) quota {'in' if all(h.cluster_queue == q.name for h in held) else 'borrowed from'} "
+        f"{q.name} with no pod running or being created "
         f"(for {minutes(max(h.held for h in held))}), so the quota the pending work needs is taken by nothing.",
         lines,
         "Release the reservation: deactivate the workload (`kubectl patch workload -n NS NAME --type merge -p "
@@ -73,8 +74,20 @@ def held_without_pods_causes(facts: Facts, q: QueueFacts, v: Violation) -> list[
         weight=len(v.pending_workloads))]
 
 
+def _holds_for(facts: Facts, h: HeldWithoutPods, q: QueueFacts) -> bool:
+    """Whether ``h``'s reservation keeps quota from ``q``: it is in ``q``, or in a queue of
+    ``q``'s cohort tree that borrows for it (the borrowed quota is what ``q`` lends)."""
+    if h.cluster_queue == q.name:
+        return True
+    other = facts.queues.get(h.cluster_queue)
+    if other is None or not q.root or other.root != q.root:
+        return False
+    cq = facts.model.snapshot.cluster_queues.get(h.cluster_queue)
+    return cq is not None and any(cq.node.borrowing(fr) for fr in h.usage)
+
+
 def _evidence(h: HeldWithoutPods) -> str:
     usage = ", ".join(f"{format_amount(fr[1], n)} {fr[1]} ({fr[0]})" for fr, n in sorted(h.usage.items()) if n)
     what = (f"evicted {minutes(h.held)} ago" if h.evicted else f"admitted {minutes(h.held)} ago")
-    return (f"{h.key}: {what}, still holds {usage or 'its quota'}; {h.detail}; no pod exists"
+    return (f"{h.key} ({h.cluster_queue}): {what}, still holds {usage or 'its quota'}; {h.detail}; no pod exists"
             + (f"; {h.job}" if h.job else ""))
