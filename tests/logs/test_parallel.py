@@ -48,7 +48,9 @@ def test_parallel_ranges_give_the_sequential_report(tmp_path):
     # (A few MB cover seconds of the generator's hour: too short for its slow releases.)
     assert [f["id"] for f in one["findings"]] == ["stuck-preemption-target", "inactive-queue",
                                                     "controller-unhealthy"]
-    assert one["malformed"] == 12 and one["health"]["conflicts"] == 3
+    # garbage, blank and truncated lines x3; the klog line is read as klog (not malformed)
+    assert one["malformed"] == 9 and one["unrecognized"] == 6 and one["health"]["conflicts"] == 3
+    assert one["files"][0]["forms"]["klog"] == 3
     assert one["perClusterQueue"]["voice"]["skippedAsInactive"] == {"NotActive": 3}
 
 
@@ -66,4 +68,6 @@ def test_streams_and_files_agree(tmp_path):
     path = _log(tmp_path, 1 << 20)
     with open(path, "rb") as f:
         streamed = scan(io.BytesIO(f.read()), chunk_size=16 << 10).to_json()
-    assert json.dumps(streamed) == json.dumps(scan(str(path), workers=2, chunk_size=16 << 10).to_json())
+    filed = scan(str(path), workers=2, chunk_size=16 << 10).to_json()
+    assert [f.pop("file") for f in streamed["files"] + filed["files"]] == ["<stream>", str(path)]
+    assert json.dumps(streamed) == json.dumps(filed)

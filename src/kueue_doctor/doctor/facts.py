@@ -102,12 +102,42 @@ class PreemptionTarget:
 
 
 @dataclass(frozen=True, slots=True)
+class QuotaShortfall:
+    """A request no assignment can ever meet: more than the most quota the ClusterQueue can
+    ever reach for the resource (its nominal quota, plus what its cohort could lend within its
+    borrowing limit: the engine's ``potential_available``), on any flavor it offers."""
+    resource: str
+    needs: int                          # the head's request (largest pod set, or in total)
+    most: int                           # the most any flavor (or all of them, for a total) can give
+    nominal: int                        # of that flavor (or all flavors), the queue's own share of ``most``
+    flavors: tuple[str, ...]
+    per_pod_set: bool                   # one pod set alone needs more than any single flavor gives
+
+
+@dataclass(frozen=True, slots=True)
 class HeadFacts:
     """What the engine's flavor assigner says of a queue's head right now."""
     key: WorkloadKey
     mode: str                           # Fit / Preempt / NoFit
     message: str
     targets: tuple[PreemptionTarget, ...]
+    exceeds: tuple[QuotaShortfall, ...] = ()    # non-empty: it can never be admitted in this queue
+
+
+@dataclass(frozen=True, slots=True)
+class HeldWithoutPods:
+    """A workload whose quota reservation stands (QuotaReserved=True) while no pod of it is
+    alive and none is being created: admitted (its Job not suspended, no pod exists) or
+    evicted with its pods gone (kubernetes-sigs/kueue#14811). Only built when Pods were read."""
+    key: WorkloadKey
+    cluster_queue: str
+    since: datetime                     # admission, or the eviction for an evicted one
+    held: timedelta
+    evicted: bool
+    eviction_reason: str                # the Evicted condition's reason ("" when not evicted)
+    usage: dict[FR, int]                # the quota it holds
+    job: str                            # "Job ns/name (suspended)", or "" when none was read
+    detail: str                         # the conditions that say so, for evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +238,7 @@ class Facts:
     capacity: CapacityReport | None
     collection_gaps: tuple[str, ...]
     manifest: dict[str, Any]
+    held_without_pods: tuple[HeldWithoutPods, ...] = ()
 
     @property
     def state(self) -> Any:

@@ -38,6 +38,9 @@ class CauseId(StrEnum):
     CONTROLLER_UNHEALTHY = "controller-unhealthy"
     NODE_UNHEALTHY = "node-unhealthy"
     QUOTA_MISCONFIGURATION = "quota-misconfiguration"
+    QUOTA_HELD_WITHOUT_PODS = "quota-held-without-pods"
+    PREEMPTION_RETRY_STORM = "preemption-retry-storm"
+    HEAD_EXCEEDS_MAX_QUOTA = "head-exceeds-max-quota"
 
 
 class Verdict(StrEnum):

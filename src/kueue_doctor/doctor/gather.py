@@ -30,12 +30,14 @@ from .facts import (
     ControllerHealth,
     Facts,
     HeadFacts,
+    HeldWithoutPods,
     NodeHealth,
     NotReleased,
     NotRunningKind,
     NotRunningReason,
     PreemptionTarget,
     QueueFacts,
+    QuotaShortfall,
     ReadCounts,
     TimeSource,
     VictimFacts,
@@ -335,7 +337,8 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
                         logs.parsed if logs is not None else 0, failed_kinds(snap.manifest), timed),
         workloads=workloads, queues=queues, cohorts=cohorts, victims=tuple(find_victims(state, workloads, now)),
         nodes=node_health(state), controller=controller_health(state), logs=logs, log_files=tuple(snap.log_files),
-        capacity=capacity_facts(state, esnap), collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest)
+        capacity=capacity_facts(state, esnap), collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest,
+        held_without_pods=tuple(held_without_pods(state, workloads, model, now)))
     heap.settle()
     return facts
 
@@ -364,7 +367,72 @@ def head_facts(model: AdmissionModel, cfg: EngineConfig, now: datetime, name: st
     pre = Preemptor(model.snapshot, cfg, now)
     assignment, targets = model.scheduler.get_assignments(head, cqs, pre)
     return HeadFacts(head.key, MODE_NAMES[assignment.representative_mode()], assignment.message(),
-                     tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets))
+                     tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets),
+                     max_quota_shortfalls(cqs, head))
+
+
+def max_quota_shortfalls(cq: Any, wi: WorkloadInfo) -> tuple[QuotaShortfall, ...]:
+    """What ``wi`` asks for beyond the most quota ``cq`` can ever reach: no preemption, no
+    lending and no release of usage can admit it there. Per resource, one pod set's request
+    against the best single flavor (a pod set takes one flavor), and the whole request against
+    all flavors together (pod sets may take different ones)."""
+    out = []
+    per_resource: dict[str, list[int]] = {}
+    for ps in wi.pod_sets:
+        for r, v in ps.total().items():
+            per_resource.setdefault(r, []).append(v)
+    for r, asks in sorted(per_resource.items()):
+        group = cq.group_for(r)
+        if group is None or not group.flavors:
+            continue   # a resource no group covers: the flavor assigner says so (not a quota ceiling)
+        caps = {f: cq.node.potential_available((f, r)) for f in group.flavors}
+        best = max(caps, key=lambda f: caps[f])
+        if max(asks) > caps[best]:
+            out.append(QuotaShortfall(r, max(asks), caps[best], cq.node.nominal((best, r)), (best,), True))
+        elif sum(asks) > sum(caps.values()):
+            out.append(QuotaShortfall(r, sum(asks), sum(caps.values()),
+                                      sum(cq.node.nominal((f, r)) for f in group.flavors), tuple(group.flavors), False))
+    return tuple(out)
+
+
+def held_without_pods(state: ClusterState, workloads: dict[WorkloadKey, WorkloadFacts], model: AdmissionModel,
+                      now: datetime) -> list[HeldWithoutPods]:
+    """Workloads that hold quota with no pod alive and none being created. Without any Pod read
+    nothing can be said (the collection may simply lack pods), so nothing is listed."""
+    if not state.pods:
+        return []
+    cqs = {**model.snapshot.cluster_queues, **model.snapshot.inactive}
+    out = []
+    for key, wf in workloads.items():
+        if wf.state not in (WorkloadState.ADMITTED, WorkloadState.EVICTED_HOLDING_QUOTA):
+            continue
+        if any(p.phase not in ("Succeeded", "Failed") for p in wf.pods):
+            continue   # some pod lives (or terminates): the release and victim steps judge it
+        w = state.workloads[key]
+        evicted = wf.state is WorkloadState.EVICTED_HOLDING_QUOTA
+        job = wf.job
+        if not evicted:
+            if wf.not_running is not None:
+                continue   # gated, suspended, held by an admission check, orphaned: said elsewhere
+            if wf.pods:
+                continue   # its pods finished; Kueue marks it Finished next
+        ev = w.condition("Evicted")
+        since = (ev.last_transition_time if evicted and ev is not None else None) or wf.admitted_at or now
+        conds = [f"{t}=True" for t in ("QuotaReserved", "Admitted", "Evicted") if w.is_true(t)]
+        reason = ev.reason if evicted and ev is not None else ""
+        detail = ", ".join(conds) + (f" (Evicted reason {reason}: {ev.message})" if evicted and ev is not None
+                                     and ev.message else f" (Evicted reason {reason})" if reason else "")
+        if w.status.admission is not None:
+            detail += "; status.admission still set"
+        cq = cqs.get(wf.cluster_queue)
+        wi = cq.workloads.get(key) if cq is not None else None
+        usage = dict(wi.usage) if wi is not None else {}
+        job_text = ""
+        if job is not None:
+            job_text = f"Job {job.meta.namespace}/{job.meta.name}" + (" (suspended)" if job.suspend else "")
+        out.append(HeldWithoutPods(key, wf.cluster_queue, since, now - since, evicted, reason, usage, job_text,
+                                   detail))
+    return sorted(out, key=lambda h: str(h.key))
 
 
 def find_victims(state: ClusterState, workloads: dict[WorkloadKey, WorkloadFacts],

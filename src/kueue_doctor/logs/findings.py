@@ -19,6 +19,12 @@ INACTIVE_MIN_SKIPS = 3
 ERRORS_UNHEALTHY = 5
 CONFLICTS_UNHEALTHY = 50
 SLOW_CYCLE_SECONDS = 1.0
+# A head retried with no preemption candidates: Kueue normally parks it as inadmissible until
+# something changes; retried many times a second for a while, it keeps the scheduler busy
+# (kubernetes-sigs/kueue#8064: ~40 lines a second for one workload, other queues starved).
+STORM_MIN_ATTEMPTS = 100
+STORM_MIN_RATE = 1.0        # attempts per second
+STORM_MIN_SPAN = 10.0       # seconds
 
 
 @dataclass
@@ -152,6 +158,41 @@ def head_of_line(ev: Evidence) -> list[Finding]:
                   f"{go(span)}, never admitted" for cq, wl, h, span in out),
         {"heads": {str(wl): {"clusterQueue": cq, "attempts": h.attempts, "requeueReason": h.requeue,
                              "reason": h.reason} for cq, wl, h, _ in out}})]
+
+
+def retry_storm(ev: Evidence) -> list[Finding]:
+    storms = []
+    for wl, r in ev.retries.items():
+        span = (r.last - r.first) if r.first is not None and r.last is not None else 0.0
+        if r.attempts >= STORM_MIN_ATTEMPTS and span >= STORM_MIN_SPAN and r.attempts / span >= STORM_MIN_RATE:
+            storms.append((wl, r, span))
+    if not storms:
+        return []
+    storms.sort(key=lambda x: (-x[1].attempts, str(x[0])))
+    first, last = _span([r.first for _, r, _ in storms] + [r.last for _, r, _ in storms])
+    if first is None or last is None:
+        return []
+    own = {r.cluster_queue for _, r, _ in storms}
+    admitted = {cq: sum(1 for t in q.admit_times if first <= t <= last) for cq, q in ev.queues.items() if cq}
+    # queues whose heads were tried meanwhile and got nothing admitted: starved
+    starved = sorted(cq for cq, q in ev.queues.items() if cq and cq not in own and not admitted.get(cq)
+                     and any(h.first is not None and h.last is not None and h.first <= last and h.last >= first
+                             for h in q.heads.values()))
+    meanwhile = sum(admitted.values())
+    text = "; ".join(f"{wl} ({r.cluster_queue}) retried {r.attempts} times in {go(span)} "
+                     f"({r.attempts / span:.1f}/s) with no candidate workloads allowed for preemption"
+                     for wl, r, span in storms[:3])
+    return [Finding(
+        "preemption-retry-storm", sum(r.attempts for _, r, _ in storms), first, last,
+        sorted(own - {""}) + [c for c in starved if c not in own], [wl for wl, _, _ in storms],
+        [e for _, r, _ in storms for e in r.examples][:3],
+        f"{text}; {meanwhile} admission(s) meanwhile"
+        + (f"; starved: {', '.join(starved)}" if starved else ""),
+        {"heads": {str(wl): {"clusterQueue": r.cluster_queue, "attempts": r.attempts,
+                             "noCandidateLines": r.no_candidates, "preemptionNoCandidatesRequeues": r.requeues,
+                             "perSecond": round(r.attempts / span, 2), "first": format_ts(r.first),
+                             "last": format_ts(r.last)} for wl, r, span in storms},
+         "admittedMeanwhile": meanwhile, "starvedClusterQueues": starved})]
 
 
 def inactive(ev: Evidence) -> list[Finding]:

@@ -17,6 +17,7 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 
 from ..errors import InputError
+from .brief import Unwrapper, complete_line
 from .reader import ReadStats, chunks
 from .signatures import Evidence
 
@@ -50,23 +51,45 @@ class _Slice:
         return data
 
 
-def _bounds(f, size: int, step: int) -> list[int]:
-    """Line starts at or just after each multiple of ``step``, plus 0 and the end."""
+def _next_line(f, pos: int, size: int) -> int:
+    """The start of the first line that begins after byte ``pos - 1`` (or ``size``)."""
+    f.seek(pos - 1)
+    at = pos - 1
+    while True:
+        data = f.read(1 << 16)
+        if not data:
+            return size
+        i = data.find(b"\n")
+        if i >= 0:
+            return at + i + 1
+        at += len(data)
+
+
+def _line_before(f, at: int) -> bytes | None:
+    """The line that ends just before ``at``; None if longer than a runtime's partial part
+    can be (runtimes split at 16 KiB), so it is a whole line."""
+    start = max(0, at - 1 - (1 << 16))
+    f.seek(start)
+    data = f.read(at - 1 - start)
+    i = data.rfind(b"\n")
+    if i < 0 and start > 0:
+        return None
+    return data[i + 1:]
+
+
+def _bounds(f, size: int, step: int, fmt: str | None = None) -> list[int]:
+    """Line starts at or just after each multiple of ``step``, plus 0 and the end. In a
+    container runtime's log (``fmt``) a range never starts inside a line the runtime split:
+    the line before a bound is a whole one (CRI ``F``, a Docker entry ending its line)."""
     out = [0]
     pos = step
     while pos < size:
-        f.seek(pos - 1)
-        at = pos - 1
-        while True:
-            data = f.read(1 << 16)
-            if not data:
-                at = size
+        at = _next_line(f, pos, size)
+        while fmt and at < size:
+            before = _line_before(f, at)
+            if before is None or complete_line(before, fmt):
                 break
-            i = data.find(b"\n")
-            if i >= 0:
-                at += i + 1
-                break
-            at += len(data)
+            at = _next_line(f, at + 1, size)
         if at >= size:
             break
         if at > out[-1]:
@@ -76,8 +99,10 @@ def _bounds(f, size: int, step: int) -> list[int]:
     return out
 
 
-def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool):
-    """One range of a file: its line counts and its tape."""
+def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool,
+               fmt: str | None = None):
+    """One range of a file: its line counts and its tape. A runtime's log (``fmt``) is
+    unwrapped first; its ranges start after whole lines, so no split line crosses one."""
     from .scanner import scan_range
 
     stats = ReadStats()
@@ -86,25 +111,27 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
         f = open(path, "rb")  # noqa: SIM115 - closed by `with f` below; only open() errors are input errors
     except OSError as e:
         raise InputError(e.strerror or str(e), file=path) from None
+    unwrap = Unwrapper(fmt) if fmt else None
     with f:
         for buf, end in chunks(_Slice(f, start, stop), stats, path, size=chunk_size, max_line=max_line):
-            scan_range(buf, 0, end, stats, tape, window)
+            if unwrap is not None:
+                buf = unwrap.feed(buf[:end])
+                end = len(buf)
+            if end:
+                scan_range(buf, 0, end, stats, tape, window)
+    if unwrap is not None:
+        rest = unwrap.finish()
+        if rest:
+            scan_range(rest, 0, len(rest), stats, tape, window)
     return stats, tape
 
 
-def _add(total: ReadStats, part: ReadStats) -> None:
-    total.lines += part.lines
-    total.parsed += part.parsed
-    total.malformed += part.malformed
-    total.too_long += part.too_long
-
-
 def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int | None,
-              chunk_size: int, max_line: int) -> None:
+              chunk_size: int, max_line: int, fmt: str | None = None) -> None:
     from .scanner import apply
 
     size = os.fstat(stream.fileno()).st_size
-    bounds = _bounds(stream, size, chunk_size * PIECES_PER_RANGE)
+    bounds = _bounds(stream, size, chunk_size * PIECES_PER_RANGE, fmt)
     ranges = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
     window = ev.since is not None or ev.until is not None
     if workers is None:
@@ -112,8 +139,8 @@ def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int
     workers = max(1, min(workers, len(ranges)))
     if workers == 1:
         for a, b in ranges:
-            part, tape = scan_piece(name, a, b, chunk_size, max_line, window)
-            _add(stats, part)
+            part, tape = scan_piece(name, a, b, chunk_size, max_line, window, fmt)
+            stats.add(part)
             apply(ev, tape)
         return
     # fork: workers start in milliseconds with everything already imported.
@@ -123,13 +150,13 @@ def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int
         todo = iter(ranges)
         pending: deque = deque()
         for a, b in todo:
-            pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window))
+            pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window, fmt))
             if len(pending) >= workers * IN_FLIGHT:
                 break
         while pending:
             part, tape = pending.popleft().result()
             nxt = next(todo, None)
             if nxt is not None:
-                pending.append(pool.submit(scan_piece, name, *nxt, chunk_size, max_line, window))
-            _add(stats, part)
+                pending.append(pool.submit(scan_piece, name, *nxt, chunk_size, max_line, window, fmt))
+            stats.add(part)
             apply(ev, tape)

@@ -22,6 +22,13 @@ class LogReport:
     findings: list[rules.Finding]
     per_cluster_queue: dict
     health: dict = field(default_factory=dict)
+    unrecognized: int = 0    # lines of no form the scanner reads (not JSON, console or klog)
+    files: list[dict] = field(default_factory=list)   # per input: counts and forms (scanner.file_summary)
+
+    def unrecognized_files(self) -> list[dict]:
+        """Inputs with lines none of which was read as a controller log line: a scan of them
+        found nothing because it could read nothing, not because nothing is wrong."""
+        return [f for f in self.files if f["lines"] and not f["recognized"]]
 
     def finding(self, fid: str) -> rules.Finding | None:
         return next((f for f in self.findings if f.id == fid), None)
@@ -30,7 +37,8 @@ class LogReport:
         return {"lines": self.lines, "parsed": self.parsed, "malformed": self.malformed,
                 "tooLong": self.too_long, "first": format_ts(self.first), "last": format_ts(self.last),
                 "findings": [f.to_json() for f in self.findings],
-                "perClusterQueue": self.per_cluster_queue, "health": self.health}
+                "perClusterQueue": self.per_cluster_queue, "health": self.health,
+                "unrecognized": self.unrecognized, "files": self.files}
 
 
 def _queue_json(q) -> dict:
@@ -48,11 +56,11 @@ def _queue_json(q) -> dict:
     }
 
 
-def build_report(stats: ReadStats, ev: Evidence, *, grace: float) -> LogReport:
+def build_report(stats: ReadStats, ev: Evidence, *, grace: float, files: list[dict] | None = None) -> LogReport:
     ev.finish()
     health, unhealthy = rules.controller_health(ev)
     found = (rules.stuck_targets(ev) + rules.slow_release(ev, grace) + rules.drs_rounding(ev)
-             + rules.head_of_line(ev) + rules.inactive(ev) + unhealthy)
+             + rules.head_of_line(ev) + rules.retry_storm(ev) + rules.inactive(ev) + unhealthy)
     per_cq = {cq: _queue_json(q) for cq, q in sorted(ev.queues.items()) if cq}
     return LogReport(stats.lines, stats.parsed, stats.malformed, stats.too_long, ev.first, ev.last,
-                     found, per_cq, health)
+                     found, per_cq, health, stats.unrecognized, list(files or []))

@@ -57,7 +57,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
-from .brief import runtime_format, unwrap_lines
+from .brief import CRI, DOCKER, Unwrapper, runtime_format
 from .reader import (
     _BORROWING,
     _CUT,
@@ -66,8 +66,12 @@ from .reader import (
     MAX_LINE,
     ReadStats,
     chunks,
+    console_error,
     decode_console,
     decode_json,
+    decode_klog,
+    klog_match,
+    klog_ts,
     looks_console,
     open_sources,
 )
@@ -76,7 +80,6 @@ from .signatures import _HANDLERS, CYCLE_KEY, MESSAGES, NEEDLES, SKIPPED, Eviden
 from .timeparse import parse_ts
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
-_KLOG = re.compile(rb"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]+\] (.*)$")
 _LEADER = (part(MSG_ACQUIRING_LEASE, " lease").encode(), part(MSG_ELECTION_LOST, "election lost").encode(),
            MSG_STOPPED_LEADING.encode())
 _CONFLICT = CONFLICT.encode()
@@ -102,32 +105,52 @@ def scan(source, since: float | None = None, until: float | None = None, *,
     stats = ReadStats()
     ev = Evidence(since, until)
     window = since is not None or until is not None
+    files: list[dict] = []
     for name, stream in open_sources(source):
+        before = ReadStats(*stats.astuple())
+        fmt = None
         try:
-            fmt = None
             if regular_file(name, stream):
                 head = cast(io.BufferedReader, stream).peek(4096)[:4096]   # regular_file: a BufferedReader
                 fmt = runtime_format(head.split(b"\n", 1)[0])
-                if fmt is None:
-                    scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
-                              max_line=max_line)
-                    continue
-            first = True
+                scan_file(name, stream, stats, ev, workers=workers, chunk_size=chunk_size,
+                          max_line=max_line, fmt=fmt)
+                continue
+            unwrap: Unwrapper | None = None
             for buf, end in chunks(stream, stats, name, size=chunk_size, max_line=max_line):
-                if first:
-                    fmt = fmt or runtime_format(buf[:buf.find(b"\n")])
-                    first = False
-                if fmt is not None:
+                if unwrap is None and fmt is None:
+                    fmt = runtime_format(buf[:buf.find(b"\n")]) or ""
+                    unwrap = Unwrapper(fmt) if fmt else None
+                if unwrap is not None:
                     # a container runtime's log: its own prefix or wrapper off every line first
-                    buf = unwrap_lines(buf[:end], fmt)
+                    buf = unwrap.feed(buf[:end])
                     end = len(buf)
-                tape: list = []
-                scan_range(buf, 0, end, stats, tape, window)
-                apply(ev, tape)
+                _scan_buffer(buf, end, stats, ev, window)
+            if unwrap is not None:
+                rest = unwrap.finish()
+                _scan_buffer(rest, len(rest), stats, ev, window)
         finally:
             if name not in ("-", "<stream>"):
                 stream.close()
-    return build_report(stats, ev, grace=grace)
+            files.append(file_summary(name, fmt or None, stats.since(before)))
+    return build_report(stats, ev, grace=grace, files=files)
+
+
+def _scan_buffer(buf: bytes, end: int, stats: ReadStats, ev: Evidence, window: bool) -> None:
+    if end:
+        tape: list = []
+        scan_range(buf, 0, end, stats, tape, window)
+        apply(ev, tape)
+
+
+def file_summary(name: str, fmt: str | None, st: ReadStats) -> dict:
+    """What one input held: its line counts and the forms they were in. ``recognized`` is 0
+    when no line of it was a Kueue controller log line of any form read here."""
+    json_lines = st.parsed - st.console - st.klog
+    forms = {k: v for k, v in (("json", json_lines), ("console", st.console), ("klog", st.klog)) if v}
+    return {"file": name, "runtime": {CRI: "cri", DOCKER: "docker"}.get(fmt or ""),
+            "lines": st.lines, "recognized": st.parsed, "unrecognized": st.unrecognized,
+            "malformed": st.malformed, "forms": forms}
 
 
 # --- the tape ----------------------------------------------------------------------------------
@@ -136,7 +159,7 @@ def scan(source, since: float | None = None, until: float | None = None, *,
 # the Evidence handlers; so worker processes can scan ranges of a file while one process
 # applies their tapes, and the report is the one a single pass gives.
 
-_FEED, _DUR, _LEADER_TEXT, _EV_ADMIT, _EV_REQUEUE, _EV_EVAL, _EV_ONGOING = range(7)
+_FEED, _DUR, _LEADER_TEXT, _EV_ADMIT, _EV_REQUEUE, _EV_EVAL, _EV_ONGOING, _KLOG_FEED = range(8)
 
 
 def apply(ev: Evidence, tape: list) -> None:
@@ -170,6 +193,10 @@ def apply(ev: Evidence, tape: list) -> None:
                 ev.conflicts += conflict
         elif kind == _FEED:
             ev.feed(e[1], e[2])
+        elif kind == _KLOG_FEED:
+            # klog writes no year: the log's own lines before this one say which (in file order)
+            _, obj, stamp, raw = e
+            ev.feed({**obj, TS: klog_ts(stamp, ev.last)}, raw)
         else:
             ev.leader_text(e[1], None)
 
@@ -199,7 +226,8 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
 def _scan_lines(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
     """Line by line, for small ranges with console-encoder lines, garbage or truncation."""
     for line in buf[a:b - 1].split(b"\n"):
-        line = line.rstrip(b"\r")
+        # lines pasted from CI output or a terminal often come indented
+        line = line.rstrip(b"\r").lstrip(b" \t")
         if line.startswith(b"{") and line.endswith(b"}"):
             stats.lines += 1
             stats.parsed += 1
@@ -211,20 +239,33 @@ def _scan_lines(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window
 def _scan_other(line: bytes, stats: ReadStats, tape: list) -> None:
     stats.lines += 1
     if looks_console(line):
-        if not any(m in line for m in _CONSOLE_MSGS) and not any(nd in line for nd in NEEDLES):
+        if (not any(m in line for m in _CONSOLE_MSGS) and not any(nd in line for nd in NEEDLES)
+                and not console_error(line)):
             stats.parsed += 1
+            stats.console += 1
             return
         obj = decode_console(line)
         if obj is None:
             stats.malformed += 1
         else:
             stats.parsed += 1
+            stats.console += 1
             tape.append((_FEED, obj, line))
         return
+    k = klog_match(line)
+    if k is not None:
+        stats.parsed += 1
+        stats.klog += 1
+        if line[:1] == b"E" or any(w in line for w in _LEADER) or any(m in line for m in _CONSOLE_MSGS):
+            obj, stamp = decode_klog(k)
+            if obj[MSG] in _HANDLERS or obj[LEVEL] == LEVEL_ERROR:
+                tape.append((_KLOG_FEED, obj, stamp, line))
+            else:
+                tape.append((_LEADER_TEXT, obj[MSG]))
+        return
     stats.malformed += 1
-    k = _KLOG.match(line)
-    if k and any(w in line for w in _LEADER):
-        tape.append((_LEADER_TEXT, k.group(1).decode(errors="replace")))
+    if line.strip():
+        stats.unrecognized += 1
 
 
 # --- zap JSON lines ----------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from ..kueue.logvocab import (
     MSG_STOPPED_LEADING,
     OVERLAPPING_TARGETS,
     REQUEUE_GENERIC,
+    REQUEUE_PREEMPTION_NO_CANDIDATES,
     STATUS_ASSUMED,
     STATUS_NOT_NOMINATED,
     STATUS_SKIPPED,
@@ -180,6 +181,22 @@ class QueueStats:
 
 
 @dataclass
+class Retries:
+    """One workload's failed preemption attempts: "no candidate workloads allowed for
+    preemption" lines and PreemptionNoCandidates re-queues (each cycle writes both)."""
+    cluster_queue: str = ""
+    no_candidates: int = 0
+    requeues: int = 0
+    first: float | None = None
+    last: float | None = None
+    examples: list = field(default_factory=list)
+
+    @property
+    def attempts(self) -> int:
+        return max(self.no_candidates, self.requeues)
+
+
+@dataclass
 class Victim:
     first: float | None = None
     last: float | None = None
@@ -208,6 +225,7 @@ class Evidence:
         self.skipped: list = []
         self.issued: Counter = Counter()
         self.no_candidate_examples: list = []
+        self.retries: dict[WorkloadKey, Retries] = {}
         self.errors: Counter = Counter()
         self.error_examples: list = []
         self.conflicts = 0
@@ -234,7 +252,7 @@ class Evidence:
         handler = _HANDLERS.get(msg)
         if handler is not None:
             handler(self, obj, ts, raw)
-        if level in ERROR_LEVELS:
+        if level in ERROR_LEVELS or (isinstance(level, str) and level.lower() in ERROR_LEVELS):
             self._error(obj, ts, raw)
         elif _CONFLICT in raw:
             self.conflicts += 1
@@ -351,6 +369,10 @@ class Evidence:
             q.timeline[m]["requeued"] += 1
         if wl is None:
             return
+        if reason == REQUEUE_PREEMPTION_NO_CANDIDATES:
+            r = self._retries(wl, cq, ts)
+            if r is not None:
+                r.requeues += 1
         head = q.heads.get(wl)
         if head is None:
             if len(q.heads) >= 1000:  # bounded: forget the least retried head
@@ -435,9 +457,27 @@ class Evidence:
         self._example(v.examples, raw)
 
     def _no_candidates(self, obj, ts, raw):
-        q = self._queue(self._cq(obj), ts)
+        cq = self._cq(obj)
+        q = self._queue(cq, ts)
         q.no_candidates += 1
         self._example(self.no_candidate_examples, raw)
+        wl = workload_key(obj.get(KEY_WORKLOAD))
+        r = self._retries(wl, cq, ts) if wl is not None else None
+        if r is not None:
+            r.no_candidates += 1
+            self._example(r.examples, raw)
+
+    def _retries(self, wl: WorkloadKey, cq: str, ts: float | None) -> Retries | None:
+        r = self.retries.get(wl)
+        if r is None:
+            if len(self.retries) >= 1000:   # bounded: the storms are the few most retried
+                return None
+            r = self.retries[wl] = Retries(first=ts)
+        r.cluster_queue = cq or r.cluster_queue
+        if ts is not None:
+            r.first = ts if r.first is None else min(r.first, ts)
+            r.last = ts if r.last is None else max(r.last, ts)
+        return r
 
     def _drs(self, obj, ts, raw):
         for item in obj.get(KEY_DRS_VALUES) or []:

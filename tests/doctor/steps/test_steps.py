@@ -1,6 +1,8 @@
 """Each step of the recipe on small built clusters: the status it gives, and what it read."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from kueue_doctor.doctor.diagnose import violations
 from kueue_doctor.doctor.findings import CauseId, StepStatus
 from kueue_doctor.doctor.steps.fragmentation import step2
@@ -114,6 +116,32 @@ def test_step5_unknown_without_a_log_pass_on_a_quiet_one(tmp_path):
     f = facts_of(tmp_path / "b", base(), log=LOG)
     s = step5(f)
     assert s.status is StepStatus.PASS and s.read["logLinesParsed"] == 1
+
+
+def test_step5_is_unknown_when_a_log_file_holds_no_line_it_can_read(tmp_path):
+    from kueue_doctor.doctor.diagnose import scan_logs
+    from kueue_doctor.doctor.gather import build_facts
+    from kueue_doctor.sources.snapshot import load_folder
+
+    from ..cluster import write_folder
+    folder = write_folder(tmp_path / "s", base())
+    (folder / "kueue-controller-manager.log").write_text(LOG)
+    # what a log shipper's syslog export looks like: no form the scanner reads
+    (folder / "kueue-controller-manager-1.log").write_text(
+        "".join(f"<134>Nov 30 11:59:{i:02d} node-3 kueue[1]: scheduling cycle {i}\n" for i in range(30)))
+    snap = load_folder(str(folder))
+    f = build_facts(snap, timedelta(minutes=5), None, scan_logs(snap))
+    s = step5(f)
+    assert s.status is StepStatus.UNKNOWN, s.summary
+    assert "kueue-controller-manager-1.log (30 lines)" in s.summary and "cannot tell" in s.summary
+    assert s.read["logLinesUnrecognized"] == 30
+    assert s.evidence == ["kueue-controller-manager-1.log: none of its 30 line(s) is a controller log line of a form "
+                          "kueue-doctor reads (30 unrecognised)"]
+    # alone, it is "cannot tell" too, never "no known failure signature"
+    (folder / "kueue-controller-manager.log").unlink()
+    snap = load_folder(str(folder))
+    s = step5(build_facts(snap, timedelta(minutes=5), None, scan_logs(snap)))
+    assert s.status is StepStatus.UNKNOWN and "cannot tell: none of 30 line(s)" in s.summary
 
 
 def test_step6_names_notready_nodes_and_says_what_it_did_not_read(tmp_path):

@@ -8,6 +8,7 @@ from ...kueue.bugs import affected, bug
 from ..facts import Facts, QueueFacts
 from ..findings import Cause, CauseId, Confidence, Violation
 from ..steps.words import minutes
+from .quota import head_exceeds_max_quota, held_without_pods_causes
 
 SLOW_RELEASE_HELD = timedelta(minutes=1)
 SLOW_RELEASE_GRACE = 120   # seconds: a grace period long enough to throttle a queue
@@ -46,8 +47,8 @@ def head_of_line(q: QueueFacts, v: Violation) -> list[Cause]:
     """StrictFIFO re-heads a head that cannot be admitted every cycle: the work behind it that
     fits the nominal quota is never considered."""
     h = q.head
-    if h is None or q.strategy != "StrictFIFO" or h.mode == "Fit" or h.targets:
-        return []
+    if h is None or q.strategy != "StrictFIFO" or h.mode == "Fit" or h.targets or h.exceeds:
+        return []   # (a head that can never fit is head-exceeds-max-quota, in quota.py)
     if h.key in q.guarantee.fitting:
         return []
     behind = [k for k in v.pending_workloads if k != h.key]
@@ -107,5 +108,7 @@ def queue_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
             out.append(inactive_cause(q, v))
             continue
         out += head_of_line(q, v)
+        out += head_exceeds_max_quota(q, v)
         out += victim_causes(facts, q, v)
+        out += held_without_pods_causes(facts, q, v)
     return out
