@@ -158,3 +158,13 @@ def test_explain_by_the_job_name_users_know():
     assert miss.exit_code == EXIT_BAD_INPUT and "did you mean job/perception/occflow-ft-gc8ql" in miss.output
     wrong_ns = invoke(["explain", "occflow-ft-gc8ql", "-n", "planning", str(HOL)])
     assert wrong_ns.exit_code == EXIT_BAD_INPUT and "use -n perception" in wrong_ns.output
+
+
+def test_logs_of_nothing_readable_cannot_tell(tmp_path):
+    junk = tmp_path / "junk.log"
+    junk.write_text("hello\nworld\n")
+    res = invoke(["logs", str(junk)])
+    assert res.exit_code == EXIT_UNKNOWN and "nothing could be checked" in res.stdout
+    doc = json.loads(invoke(["logs", str(junk), "-o", "json"]).stdout)
+    jsonschema.validate(doc, schema("LogReport"))
+    assert doc["unrecognized"] == 2 and doc["files"][0]["recognized"] == 0

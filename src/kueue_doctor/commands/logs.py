@@ -8,7 +8,7 @@ import click
 from ..logs import scan
 from ..logs.timeparse import parse_bound
 from ..report.logs_text import render
-from .output import EXIT_FOUND, EXIT_OK, Output, fail_on_option, output_options
+from .output import EXIT_FOUND, EXIT_OK, EXIT_UNKNOWN, Output, fail_on_option, output_options
 from .progress import phase
 
 KIND = "LogReport"
@@ -35,7 +35,8 @@ def command(files: tuple[str, ...], since: str | None, until: str | None, out: O
     truncated and very long lines are counted and skipped. Lines as container runtimes store
     them (CRI, Docker json-file) are read too.
 
-    Exit status: 0 no failure signature, 1 one found (--fail-on), 2 bad input.
+    Exit status: 0 no failure signature, 1 one found (--fail-on), 2 bad input, 3 no line of a
+    form it reads (nothing could be checked).
     """
     if legacy_format:
         out = Output(legacy_format, out.file)
@@ -44,4 +45,10 @@ def command(files: tuple[str, ...], since: str | None, until: str | None, out: O
     with phase("scanning " + ", ".join(files)):
         report = scan(list(files), since=lo, until=hi, grace=grace, workers=workers)
     out.emit(KIND, report.to_json(), lambda con, wide: render(con, report, wide, verbose))
-    sys.exit(EXIT_FOUND if report.findings and fail_on == "finding" else EXIT_OK)
+    if report.findings and fail_on == "finding":
+        sys.exit(EXIT_FOUND)
+    if report.lines and not report.parsed:
+        # nothing could be read, so nothing could have been found: not a pass
+        click.echo("kueue-doctor logs: cannot tell: no line is of a form kueue-doctor reads", err=True)
+        sys.exit(EXIT_UNKNOWN)
+    sys.exit(EXIT_OK)

@@ -16,8 +16,11 @@ def render(con: Console, report: LogReport, wide: bool = False, verbose: bool = 
     plain(con, f"{report.lines} line(s): {report.parsed} parsed, {report.malformed} malformed"
           + (f" ({report.too_long} too long)" if report.too_long else "")
           + (f"; {format_ts(report.first)} .. {format_ts(report.last)}" if report.first else ""))
+    for f in report.unrecognized_files():
+        plain(con, f"{f['file']}: none of its {f['lines']} line(s) is of a form kueue-doctor reads "
+                   "(zap JSON, console, klog, CRI or Docker runtime lines): nothing could be checked", style="yellow")
     if not report.findings:
-        con.print("no known failure signature")
+        con.print("no known failure signature" + (" in the lines read" if report.unrecognized else ""))
     for f in report.findings:
         con.print()
         plain(con, f"{f.id} x{f.count}  {format_ts(f.first)} .. {format_ts(f.last)}", style="bold")
