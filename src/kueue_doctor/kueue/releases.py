@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .features import effective
+from .podsready import ON_BY_DEFAULT as PODS_READY_ON_BY_DEFAULT
 from .version import LATEST, Version, parse_version
 
 
@@ -69,6 +70,12 @@ class KueueRelease:
     drs_mode: DrsMode
     # BestEffortFIFO keeps a preemptor waiting for its victims at the head of its queue.
     sticky_preemptor: bool
+    # WaitForPodsReady is on without a waitForPodsReady block (config v1beta2, v0.19+, 30 min
+    # timeout) unless DisableWaitForPodsReady is set; kueue.podsready.resolve has the details.
+    pods_ready_by_default: bool = False
+    # Kueue writes the KEP-10852 QuotaReserved=False / Admitted=False reasons
+    # (NoMatchingFlavor, WaitingForQuota, ...; UnsatisfiedAdmissionChecks) instead of Pending.
+    granular_pending_reasons: bool = False
 
     @property
     def label(self) -> str:
@@ -96,4 +103,6 @@ def release_for(version: str | None, gates: Mapping[str, bool] | None = None) ->
         stuck_pod_fix=STUCK_POD_FIX.carried_by(v),
         drs_mode=drs_mode(v),
         sticky_preemptor=STICKY_HEAD_FIX.carried_by(v),
+        pods_ready_by_default=v >= PODS_READY_ON_BY_DEFAULT and not effective_gates.get("DisableWaitForPodsReady", False),
+        granular_pending_reasons=effective_gates.get("UnadmittedWorkloadsObservability", False),
     )
