@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from ..api import objects as o
 from ..kueue.features import defaults
+from ..kueue.podsready import WaitForPodsReady
 from ..kueue.releases import DrsMode
 from ..kueue.version import LATEST
 
@@ -28,6 +29,9 @@ class EngineConfig:
     requeuing_timestamp: str = "Eviction"
     # Legacy DRS arithmetic (Bug 3) is selected by release: kueue.releases.drs_mode.
     drs_mode: DrsMode = DrsMode.EXACT
+    # WaitForPodsReady as the release runs the Configuration (kueue.podsready.resolve); None: off,
+    # as in upstream's scheduler unit tests (they build the scheduler without it).
+    wait_for_pods_ready: WaitForPodsReady | None = None
 
     def gate(self, name: str) -> bool:
         if name in self.gates:

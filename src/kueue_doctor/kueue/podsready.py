@@ -48,7 +48,7 @@ def go_duration(text: str) -> float | None:
     parts = _GO_PART.findall(t)
     if not parts or "".join(n + u for n, u in parts) != t:
         return None
-    return sum(float(n) * _GO_UNITS[u] for n, u in parts)
+    return float(sum(float(n) * _GO_UNITS[u] for n, u in parts))
 
 V1BETA1: Final = "config.kueue.x-k8s.io/v1beta1"
 V1BETA2: Final = "config.kueue.x-k8s.io/v1beta2"
@@ -104,7 +104,7 @@ def backoff_seconds(count: int, base: int, cap: int) -> float:
         return 0.0
     if count == 1:
         return float(base)           # the first Step returns Duration before any capping
-    wait = float(base) * 2 ** (count - 1)
+    wait = float(base) * float(2 ** (count - 1))
     return min(wait, float(cap)) if cap > 0 else wait
 
 

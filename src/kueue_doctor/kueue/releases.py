@@ -103,6 +103,7 @@ def release_for(version: str | None, gates: Mapping[str, bool] | None = None) ->
         stuck_pod_fix=STUCK_POD_FIX.carried_by(v),
         drs_mode=drs_mode(v),
         sticky_preemptor=STICKY_HEAD_FIX.carried_by(v),
-        pods_ready_by_default=v >= PODS_READY_ON_BY_DEFAULT and not effective_gates.get("DisableWaitForPodsReady", False),
+        pods_ready_by_default=v >= PODS_READY_ON_BY_DEFAULT
+        and not effective_gates.get("DisableWaitForPodsReady", False),
         granular_pending_reasons=effective_gates.get("UnadmittedWorkloadsObservability", False),
     )
