@@ -10,9 +10,9 @@ Upstream (kubernetes-sigs/kueue, read at every tag v0.12.0 .. v0.19.2 and main f
   the hub (v1beta2) defaults are *not* applied after conversion (the universal decoder
   defaults the version it read), so a v1beta1 Configuration without ``enable: true`` runs
   without WaitForPodsReady on every release, v0.19+ included.
-- ``apis/config/v1beta2`` (from v0.16): the block's presence enables it
+- ``apis/config/v1beta2`` (from v0.15): the block's presence enables it
   (``waitforpodsready.Enabled``: ``cfg != nil``); ``blockAdmission`` defaults to false,
-  ``recoveryTimeout`` to ``timeout``, ``timeout`` is required (validation "must be specified")
+  ``recoveryTimeout`` to ``timeout`` from v0.16, ``timeout`` is required (validation "must be specified")
   until v0.18. From v0.19 ``SetDefaults_Configuration`` puts an empty block in when there is
   none and defaults ``timeout`` to 30 minutes (``DefaultWaitForPodsReadyTimeout``): on by
   default, unless the ``DisableWaitForPodsReady`` gate (alpha, off, v0.19+) is set.
@@ -62,7 +62,7 @@ BACKOFF_JITTER: Final = 0.0001
 EVICTION_TIMESTAMP: Final = "Eviction"
 CREATION_TIMESTAMP: Final = "Creation"
 
-V1BETA2_CONFIG: Final = Version(0, 16)     # the first release with config v1beta2
+V1BETA2_CONFIG: Final = Version(0, 15)     # the first release with config v1beta2
 ON_BY_DEFAULT: Final = Version(0, 19)      # v1beta2 defaults an absent block (and the gate exists)
 RECOVERY_DEFAULT: Final = Version(0, 16)   # recoveryTimeout defaults to timeout
 
