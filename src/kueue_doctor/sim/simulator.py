@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from .. import heap
 from ..api import build
@@ -28,7 +29,7 @@ from ..kueue.podsready import V1BETA1, V1BETA2, V1BETA2_CONFIG, Resolved, WaitFo
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
-from .nodes import GONE, RUNNING, TERMINATING, NodePool, SimPod, amounts
+from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Scenario, WorkloadSpec
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -163,12 +164,7 @@ class Simulator:
         for fault in self.scn.faults:
             self.events.at(fault.at, "fault", fault)
         self.events.at(0.0, "sample")
-        handlers = {"arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
-                    "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
-                    "fault": self.on_fault, "sample": self.on_sample, "pods_ready": self.on_pods_ready,
-                    "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
-                    "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
-                    "pod_failed": self.on_pod_failed}
+        handlers = self.handlers()
         while True:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
@@ -186,6 +182,19 @@ class Simulator:
         self.recorder.sample(final=True)
         self.wall_seconds = time.perf_counter() - started
         return self
+
+    def handlers(self, sample: bool = True) -> dict[str, Callable[[Any], None]]:
+        """Event kind -> handler; ``sample`` False for a caller that samples itself (the exporter)."""
+        out: dict[str, Callable[[Any], None]] = {
+            "arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
+            "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
+            "fault": self.on_fault, "pods_ready": self.on_pods_ready,
+            "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
+            "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
+            "pod_failed": self.on_pod_failed}
+        if sample:
+            out["sample"] = self.on_sample
+        return out
 
     def _idle(self) -> bool:
         """Nothing left that can change: every workload finished and no event but sampling."""
@@ -251,11 +260,10 @@ class Simulator:
                   borrowing=e.assignment.borrowing,
                   assignments=[{"name": ps.name, "count": ps.count,
                                 "flavors": {r: f.name for r, f in ps.flavors.items()},
-                                "resourceUsage": {r: v * ps.count for r, v in ps.requests.items()}}
+                                "resourceUsage": dict(ps.requests)}
                                for ps in e.assignment.pod_sets])
         sw.pods_ready_at = None
         sw.recovery_since = None
-        sw.backoff_finished_at = None
         self._sync_obj(sw)
         cq = self.scn.state.cluster_queues.get(e.cq_name)
         flavors = {f.name for ps in e.assignment.pod_sets for f in ps.flavors.values()}
@@ -514,6 +522,8 @@ class Simulator:
             return False
         if sw.spec.readiness != READY:
             # bound to nodes, holding their resources, but never ready (image pull, crash loop)
+            for p in sw.pods:
+                p.phase = PENDING
             self.emit("pods_not_ready", workload=sw.key, why=sw.spec.readiness)
             return True
         for p in sw.pods:

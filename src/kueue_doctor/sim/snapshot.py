@@ -290,6 +290,13 @@ class SnapshotWriter:
     def eviction_message(self, f: dict) -> str:
         return eviction_message(self.sim, f["preemptor"], f["reason"], f.get("clusterQueue", ""))
 
+    def qr_reason(self, reason: str | None) -> str:
+        """The QuotaReserved=False reason the release writes for the scheduler's decision: the
+        KEP-10852 reason, or the legacy fallback (Waiting for blockAdmission, else Pending)."""
+        if self.granular:
+            return reason or kc.PENDING
+        return kc.WAITING_LEGACY if reason == kc.WAITING_FOR_PODS_READY else kc.PENDING
+
     def _cond(self, ctype: str, status: str, reason: str, message: str, t: float) -> dict:
         return {"lastTransitionTime": self.time(t), "message": message, "observedGeneration": 1, "reason": reason,
                 "status": status, "type": ctype}
@@ -346,7 +353,7 @@ class SnapshotWriter:
             rt = released[-1][0]
             evals = [h for h in hist if h[1] == "evaluated" and h[0] >= rt]
             if evals:
-                qr_reason = (evals[-1][2].get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
+                qr_reason = self.qr_reason(evals[-1][2].get("condition_reason"))
                 conds.append(self._cond(kc.QUOTA_RESERVED, "False", qr_reason, evals[-1][2]["reason"], evals[0][0]))
             else:
                 qr_reason = kc.PENDING_EVALUATION if self.granular else kc.PENDING
@@ -400,7 +407,7 @@ class SnapshotWriter:
             conds.append(self._cond(kc.REQUEUED, "True", kc.EVICTED_BY_PREEMPTION, msg, rt))
         if evals:
             _, _, last = evals[-1]
-            reason = (last.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
+            reason = self.qr_reason(last.get("condition_reason"))
             conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, last["reason"], evals[0][0]))
         elif released:
             reason = kc.PENDING_EVALUATION if self.granular else kc.PENDING
@@ -655,6 +662,7 @@ class SnapshotWriter:
                         component="pod-kueue-controller", api="v1")
 
         queued_at: dict[WorkloadKey, float] = {}
+        reserved_at: dict[WorkloadKey, float] = {}
         for t, event, f in sim.log:
             if t > self.at:
                 break
@@ -669,10 +677,14 @@ class SnapshotWriter:
                                 f"Created Workload: {sw.spec.namespace}/{workload_name(sw)}")
             elif event == "admitted":
                 wait = int(t - queued_at.get(key, t))
+                reserved_at[key] = t
                 wl_event(t, key, kc.EVENT_QUOTA_RESERVED,
                          f"Quota reserved in ClusterQueue {f['clusterQueue']}, wait time since queued was {wait}s")
+            elif event == "admitted_true":
+                # with admission checks, Admitted comes once every check is Ready
+                wait = int(t - reserved_at.get(key, t))
                 wl_event(t, key, kc.EVENT_ADMITTED,
-                         f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was 0s")
+                         f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was {wait}s")
             elif event == "released":
                 owner_event(t, sw, kc.EVENT_STARTED, f"Admitted by clusterQueue {sw.cluster_queue}")
             elif event == "preempted":
@@ -714,6 +726,8 @@ class SnapshotWriter:
             if c.t > self.at:
                 break
             for f in c.evaluated:
+                if f.get("condition_reason") == kc.WAITING_FOR_PODS_READY:
+                    continue   # blockAdmission patches the status only; the candidate is admitted later
                 reason = (f.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
                 wl_event(c.t, f["workload"], reason, f["reason"], "Warning")
         out = []
