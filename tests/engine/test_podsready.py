@@ -91,7 +91,7 @@ def test_block_admission_waits_while_an_admitted_workload_is_not_ready():
     assert e.reason == "WaitingForPodsReady"
     assert e.inadmissible_msg == "waiting for all admitted workloads to be in PodsReady condition"
     # requeued at once: it is the head again the next cycle
-    assert [wi.name for wi in m.queues.pending_in_order("cq")][0] == "p0"
+    assert next(wi.name for wi in m.queues.pending_in_order("cq")) == "p0"
 
 
 def test_block_admission_admits_one_at_a_time_once_all_are_ready():
