@@ -37,7 +37,7 @@ def test_file_loads(path):
 def test_unknown_kinds_are_skipped_and_counted():
     docs = [
         {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "AdmissionCheck", "metadata": {"name": "prov"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueConfig", "metadata": {"name": "prov"}},
         {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "a"}},
         {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "b"}},
         # a known kind in a group kueue-doctor does not read is someone else's kind
@@ -46,7 +46,7 @@ def test_unknown_kinds_are_skipped_and_counted():
     ]
     state = load_documents(docs)
     assert state.counts() == {"ResourceFlavor": 1}
-    assert state.skipped == {"kueue.x-k8s.io/v1beta1 AdmissionCheck": 1, "networking.k8s.io/v1 Ingress": 2,
+    assert state.skipped == {"kueue.x-k8s.io/v1beta1 MultiKueueConfig": 1, "networking.k8s.io/v1 Ingress": 2,
                              "example.com/v1 Deployment": 1}
     # a document that is not an object is not a skipped object: its file is listed
     assert state.not_objects == ["<input>"]

@@ -88,7 +88,16 @@ def test_fields_of_either_shipped_version_are_known():
 def test_kinds_without_a_shipped_schema_are_not_checked():
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containerz": []}}
     assert schema.unknown_fields(pod, "Pod") == []
-    assert schema.unknown_fields({"kind": "AdmissionCheck", "spec": {"x": 1}}, "AdmissionCheck") == []
+    assert schema.unknown_fields({"kind": "MultiKueueCluster", "spec": {"x": 1}}, "MultiKueueCluster") == []
+
+
+def test_admission_checks_and_provisioning_configs_have_a_schema():
+    ac = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "p"},
+          "spec": {"controllerName": "kueue.x-k8s.io/provisioning-request", "controlerName": "typo"}}
+    assert schema.unknown_fields(ac, "AdmissionCheck") == ["spec.controlerName"]
+    prc = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ProvisioningRequestConfig", "metadata": {"name": "c"},
+           "spec": {"provisioningClassName": "queued-provisioning.gke.io", "retryStrategy": {"backoffLimitCnt": 1}}}
+    assert schema.unknown_fields(prc, "ProvisioningRequestConfig") == ["spec.retryStrategy.backoffLimitCnt"]
 
 
 def test_preserve_unknown_fields_and_additional_properties():

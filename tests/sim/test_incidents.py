@@ -58,6 +58,6 @@ def test_same_scenario_gives_byte_identical_json(name):
     assert first.exit_code == 0, first.output
     assert first.output == second.output
     doc = json.loads(first.output)
-    assert set(doc["workloads"]) == {"created", "admitted", "finished", "preempted"}
+    assert set(doc["workloads"]) == {"created", "admitted", "finished", "preempted", "deactivated"}
     for cq in doc["clusterQueues"].values():
         assert {"avgUsagePercent", "violationSeconds", "admissionsPerHour", "preemptionsPerHour"} <= set(cq)

@@ -167,6 +167,9 @@ class ClusterQueue:
     fair_sharing_weight: Quantity | None = None
     stop_policy: str = "None"
     admission_checks: list[str] = field(default_factory=list)
+    # admissionChecksStrategy.admissionChecks[].onFlavors: check -> flavors it applies to
+    # (a check not listed, or listed with no flavors, applies to every flavor)
+    admission_check_flavors: dict[str, list[str]] = field(default_factory=dict)
     status: ClusterQueueStatus = field(default_factory=ClusterQueueStatus)
     # spec.admissionScope.admissionMode: UsageBasedAdmissionFairSharing | NoAdmissionFairSharing | ""
     admission_mode: str = ""
@@ -321,12 +324,35 @@ class RequeueState:
 
 
 @dataclass(slots=True)
+class PodSetUpdate:
+    """What a Ready admission check asks Kueue to add to a pod set's pods when it starts them."""
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[Toleration] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class AdmissionCheckState:
+    """One entry of a Workload's status.admissionChecks (state: Pending, Ready, Retry, Rejected)."""
+    name: str
+    state: str
+    message: str = ""
+    last_transition_time: datetime | None = None
+    pod_set_updates: list[PodSetUpdate] = field(default_factory=list)
+    retry_count: int | None = None             # v0.14+: retries so far (names the next ProvisioningRequest)
+    requeue_after_seconds: int | None = None   # v0.14+: the backoff a Retry asks for
+
+
+@dataclass(slots=True)
 class WorkloadStatus:
     admission: Admission | None = None
     conditions: list[Condition] = field(default_factory=list)
     reclaimable_pods: dict[str, int] = field(default_factory=dict)
     requeue_state: RequeueState | None = None
-    admission_checks: list[dict] = field(default_factory=list)
+    admission_checks: list[dict] = field(default_factory=list)   # as read (kept for older readers)
+    check_states: list[AdmissionCheckState] = field(default_factory=list)   # the same, typed
     # status.preemptionGates (v1beta2): gate name -> position, Open or Closed
     preemption_gates: dict[str, str] = field(default_factory=dict)
     unhealthy_nodes: list[str] = field(default_factory=list)
@@ -348,6 +374,70 @@ class Workload:
 
     def condition(self, ctype: str) -> Condition | None:
         for c in self.status.conditions:
+            if c.type == ctype:
+                return c
+        return None
+
+    def is_true(self, ctype: str) -> bool:
+        c = self.condition(ctype)
+        return c is not None and c.status == "True"
+
+    def check_state(self, name: str) -> AdmissionCheckState | None:
+        for c in self.status.check_states:
+            if c.name == name:
+                return c
+        return None
+
+
+@dataclass(slots=True)
+class AdmissionCheck:
+    """kueue.x-k8s.io AdmissionCheck (cluster-scoped)."""
+    meta: Meta
+    controller_name: str
+    parameters: dict[str, str] | None = None     # {apiGroup, kind, name}
+    retry_delay_minutes: int | None = None       # v1beta1 only (deprecated)
+    conditions: list[Condition] = field(default_factory=list)
+    kind = "AdmissionCheck"
+
+    def active(self) -> bool | None:
+        for c in self.conditions:
+            if c.type == "Active":
+                return c.status == "True"
+        return None
+
+
+@dataclass(slots=True)
+class ProvisioningRetryStrategy:
+    backoff_limit_count: int = 3
+    backoff_base_seconds: int = 60
+    backoff_max_seconds: int = 1800
+
+
+@dataclass(slots=True)
+class ProvisioningRequestConfig:
+    """kueue.x-k8s.io ProvisioningRequestConfig (cluster-scoped): the parameters of a
+    provisioning AdmissionCheck."""
+    meta: Meta
+    provisioning_class_name: str
+    parameters: dict[str, str] = field(default_factory=dict)
+    managed_resources: list[str] = field(default_factory=list)
+    retry_strategy: ProvisioningRetryStrategy = field(default_factory=ProvisioningRetryStrategy)
+    kind = "ProvisioningRequestConfig"
+
+
+@dataclass(slots=True)
+class ProvisioningRequest:
+    """autoscaling.x-k8s.io ProvisioningRequest (namespaced; cluster-autoscaler's CRD), created by
+    Kueue's provisioning controller as ``<workload>-<check>-<attempt>``."""
+    meta: Meta
+    provisioning_class_name: str = ""
+    pod_sets: list[tuple[str, int]] = field(default_factory=list)   # (podTemplateRef.name, count)
+    parameters: dict[str, str] = field(default_factory=dict)
+    conditions: list[Condition] = field(default_factory=list)
+    kind = "ProvisioningRequest"
+
+    def condition(self, ctype: str) -> Condition | None:
+        for c in self.conditions:
             if c.type == ctype:
                 return c
         return None
@@ -489,11 +579,14 @@ class KueueConfiguration:
     meta: Meta
     fair_sharing: FairSharingConfig = field(default_factory=FairSharingConfig)
     feature_gates: dict[str, bool] = field(default_factory=dict)
+    # the waitForPodsReady block as written (None: absent); what a release makes of it, with its
+    # apiVersion: kueue.podsready.resolve(wait_for_pods_ready, api_version, version, gates)
     wait_for_pods_ready: dict | None = None
     exclude_resource_prefixes: list[str] = field(default_factory=list)
     quota_check_strategy: str = "BlockUndeclared"
     admission_fair_sharing: AdmissionFairSharingConfig | None = None
     raw: dict = field(default_factory=dict)
+    api_version: str = ""      # config.kueue.x-k8s.io/v1beta1 or /v1beta2
     kind = "Configuration"
 
 

@@ -14,7 +14,8 @@ import yaml
 
 from ..duration import duration
 from ..errors import InputError
-from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
+from ..kueue.constants import CHECK_STATES, POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
+from ..kueue.podsready import check_block
 from . import objects as o
 from . import schema
 from .fastparse import fast_pod, fast_workload
@@ -194,8 +195,12 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
         checks = spec.strs("admissionChecks")
     else:
         checks = []
-    checks += [c.str("name", required=True)
-               for c in spec.obj("admissionChecksStrategy").objs("admissionChecks")]
+    check_flavors: dict[str, list[str]] = {}
+    for c in spec.obj("admissionChecksStrategy").objs("admissionChecks"):
+        name = c.str("name", required=True)
+        checks.append(name)
+        if c.strs("onFlavors"):
+            check_flavors[name] = c.strs("onFlavors")
     st = f.obj("status")
     usage = []
     for key in ("flavorsReservation", "flavorsUsage"):
@@ -230,7 +235,7 @@ def parse_cluster_queue(f: Fields, version: str) -> o.ClusterQueue:
             preference=pref),
         fair_sharing_weight=_weight(spec),
         stop_policy=spec.str("stopPolicy", "None", choices=("None", "Hold", "HoldAndDrain")) or "None",
-        admission_checks=checks,
+        admission_checks=checks, admission_check_flavors=check_flavors,
         status=status,
         admission_mode=spec.obj("admissionScope").str("admissionMode"),
         concurrent_admission_policy=_concurrent_admission_policy(spec, version),
@@ -407,7 +412,8 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
         reclaimable_pods={r.str("name", required=True): r.int("count", 0, minimum=0)
                           for r in st.objs("reclaimablePods")},
         requeue_state=requeue, admission_checks=[c.data for c in st.objs("admissionChecks")],
-        unhealthy_nodes=[n.str("name", required=True) for n in st.objs("unhealthyNodes")])
+        unhealthy_nodes=[n.str("name", required=True) for n in st.objs("unhealthyNodes")],
+        check_states=[parse_check_state(c) for c in st.objs("admissionChecks")])
     gates: list[str] = []
     if version == "v1beta2":  # v1beta1 has neither field (Kueue's conversion drops them from v1beta1 reads)
         gates = [g.str("name", required=True) for g in spec.objs("preemptionGates")]
@@ -419,6 +425,53 @@ def parse_workload(f: Fields, version: str) -> o.Workload:
                       active=spec.bool("active", True),
                       maximum_execution_time_seconds=spec.int("maximumExecutionTimeSeconds"), status=status,
                       preemption_gates=gates)
+
+
+def parse_check_state(c: Fields) -> o.AdmissionCheckState:
+    """One status.admissionChecks[] entry (both versions spell it the same)."""
+    return o.AdmissionCheckState(
+        name=c.str("name", required=True),
+        state=c.str("state", required=True, choices=CHECK_STATES),
+        message=c.str("message"), last_transition_time=c.time("lastTransitionTime"),
+        pod_set_updates=[o.PodSetUpdate(name=u.str("name", required=True), labels=u.str_map("labels"),
+                                        annotations=u.str_map("annotations"),
+                                        node_selector=u.str_map("nodeSelector"),
+                                        tolerations=parse_tolerations(u))
+                         for u in c.objs("podSetUpdates")],
+        retry_count=c.int("retryCount", minimum=0),
+        requeue_after_seconds=c.int("requeueAfterSeconds", minimum=0))
+
+
+def parse_admission_check(f: Fields, version: str) -> o.AdmissionCheck:
+    spec = f.obj("spec")
+    params = None
+    if spec.has("parameters"):
+        p = spec.obj("parameters")
+        params = {"apiGroup": p.str("apiGroup"), "kind": p.str("kind"), "name": p.str("name")}
+    return o.AdmissionCheck(meta=parse_meta(f, False), controller_name=spec.str("controllerName", required=True),
+                            parameters=params, retry_delay_minutes=spec.int("retryDelayMinutes", minimum=0),
+                            conditions=parse_conditions(f.obj("status")))
+
+
+def parse_provisioning_request_config(f: Fields, version: str) -> o.ProvisioningRequestConfig:
+    spec = f.obj("spec")
+    rs = spec.obj("retryStrategy")
+    return o.ProvisioningRequestConfig(
+        meta=parse_meta(f, False), provisioning_class_name=spec.str("provisioningClassName", required=True),
+        parameters=spec.str_map("parameters"), managed_resources=spec.strs("managedResources"),
+        retry_strategy=o.ProvisioningRetryStrategy(
+            backoff_limit_count=rs.int("backoffLimitCount", 3, minimum=0),
+            backoff_base_seconds=rs.int("backoffBaseSeconds", 60, minimum=0),
+            backoff_max_seconds=rs.int("backoffMaxSeconds", 1800, minimum=0)))
+
+
+def parse_provisioning_request(f: Fields, version: str) -> o.ProvisioningRequest:
+    spec = f.obj("spec")
+    return o.ProvisioningRequest(
+        meta=parse_meta(f, True), provisioning_class_name=spec.str("provisioningClassName"),
+        pod_sets=[(ps.obj("podTemplateRef").str("name"), ps.int("count", 0, minimum=0))
+                  for ps in spec.objs("podSets")],
+        parameters=spec.str_map("parameters"), conditions=parse_conditions(f.obj("status")))
 
 
 # -- core kinds ----------------------------------------------------------------------------
@@ -520,7 +573,15 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
         if not isinstance(v, bool):
             raise InputError(f"must be true or false, got {v!r}", field=f"featureGates.{k}")
         gates[str(k)] = v
-    wfpr = f.data.get("waitForPodsReady") if isinstance(f.data.get("waitForPodsReady"), dict) else None
+    wfpr = f.data.get("waitForPodsReady")
+    if wfpr is not None and not isinstance(wfpr, dict):
+        raise InputError(f"must be an object, got {_type_name(wfpr)}", field="waitForPodsReady")
+    if wfpr is not None:
+        try:
+            check_block(wfpr)
+        except ValueError as e:
+            where, _, problem = str(e).partition(": ")
+            raise InputError(problem, field=where) from None
     res = f.obj("resources")
     afs = None
     if isinstance(f.data.get("admissionFairSharing"), dict):
@@ -532,7 +593,7 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
         exclude_resource_prefixes=res.strs("excludeResourcePrefixes"),
         quota_check_strategy=res.str("quotaCheckStrategy", "BlockUndeclared") or "BlockUndeclared",
         admission_fair_sharing=afs,
-        raw=f.data)
+        raw=f.data, api_version=version if "/" in version else f"config.kueue.x-k8s.io/{version}")
 
 
 def parse_admission_fair_sharing(a: Fields) -> o.AdmissionFairSharingConfig:
@@ -589,6 +650,10 @@ KINDS: dict[str, tuple[tuple[str, ...], Parser]] = {
     "LocalQueue": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_local_queue),
     "Workload": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_workload),
     "WorkloadPriorityClass": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_priority_class),
+    "AdmissionCheck": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS), parse_admission_check),
+    "ProvisioningRequestConfig": (tuple(f"{KUEUE_GROUP}/{v}" for v in KUEUE_VERSIONS),
+                                  parse_provisioning_request_config),
+    "ProvisioningRequest": (("autoscaling.x-k8s.io/v1", "autoscaling.x-k8s.io/v1beta1"), parse_provisioning_request),
     "Namespace": (("v1",), parse_namespace),
     "LimitRange": (("v1",), parse_limit_range),
     "Node": (("v1",), parse_node),

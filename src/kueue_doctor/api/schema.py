@@ -147,9 +147,14 @@ def _ok_pattern(pattern, v) -> bool:
     return not isinstance(v, str) or _compiled(pattern).search(v) is not None
 
 
+_GO_FLAGS = re.compile(r"^\^\((\?[a-z]+)\)")
+
+
 @cache
 def _compiled(pattern: str) -> re.Pattern:
-    return re.compile(pattern)
+    # RE2 (the API server's) takes flags anywhere, Python only at the very start: the
+    # AdmissionCheck CRD's "^(?i)[a-z]..." is "(?i)^[a-z]..." here
+    return re.compile(_GO_FLAGS.sub(lambda m: f"({m.group(1)})^", pattern))
 
 
 def _ok_quantity(_, v) -> bool:

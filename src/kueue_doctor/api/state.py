@@ -26,6 +26,9 @@ class ClusterState:
     jobs: dict[tuple[str, str], o.Job] = field(default_factory=dict)
     deployments: dict[tuple[str, str], o.Deployment] = field(default_factory=dict)
     config_maps: dict[tuple[str, str], o.ConfigMap] = field(default_factory=dict)
+    admission_checks: dict[str, o.AdmissionCheck] = field(default_factory=dict)
+    provisioning_request_configs: dict[str, o.ProvisioningRequestConfig] = field(default_factory=dict)
+    provisioning_requests: dict[tuple[str, str], o.ProvisioningRequest] = field(default_factory=dict)
     configuration: o.KueueConfiguration | None = None
     # what was read but is not a kind kueue-doctor uses: "apiVersion kind" -> count
     skipped: Counter = field(default_factory=Counter)
@@ -38,10 +41,12 @@ class ClusterState:
     _BY_NAME: ClassVar[dict[str, str]] = {
         "ResourceFlavor": "resource_flavors", "Topology": "topologies",
         "ClusterQueue": "cluster_queues", "Cohort": "cohorts",
-        "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes"}
+        "WorkloadPriorityClass": "priority_classes", "Namespace": "namespaces", "Node": "nodes",
+        "AdmissionCheck": "admission_checks", "ProvisioningRequestConfig": "provisioning_request_configs"}
     _BY_KEY: ClassVar[dict[str, str]] = {
         "LocalQueue": "local_queues", "Workload": "workloads", "LimitRange": "limit_ranges",
-        "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps"}
+        "Pod": "pods", "Job": "jobs", "Deployment": "deployments", "ConfigMap": "config_maps",
+        "ProvisioningRequest": "provisioning_requests"}
 
     def add(self, obj) -> None:
         kind = obj.kind

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from ..api import objects as o
 from ..kueue.features import defaults
+from ..kueue.podsready import WaitForPodsReady
 from ..kueue.releases import DrsMode
 from ..kueue.version import LATEST
 from .afs import AfsBehaviour, AfsConfig
@@ -40,6 +41,9 @@ class EngineConfig:
     # Closed preemption gates block preemption with MultiKueueOrchestratedPreemption on, and with
     # ConcurrentAdmission on where the release does so (v0.19+: KueueRelease.concurrent_admission_preemption_gates).
     concurrent_admission_preemption_gates: bool = True
+    # WaitForPodsReady as the release runs the Configuration (kueue.podsready.resolve); None: off,
+    # as in upstream's scheduler unit tests (they build the scheduler without it).
+    wait_for_pods_ready: WaitForPodsReady | None = None
 
     def gate(self, name: str) -> bool:
         if name in self.gates:

@@ -113,12 +113,20 @@ class AdmissionModel:
         wi.quota_reserved_at = None
         if requeue:
             wi.evicted = False
-            self.queues.add(wi)
+            wi.refresh_order(self.config.requeuing_timestamp)
+            self.queues.add(wi, now)
         else:
             self.queues.delete(wi)
         # Kueue batches these requeues (1 s); ours are coalesced until the next cycle.
         self.dirty.update(self._tree_queues(cq_name))
         return wi
+
+    def backoff_finished(self, key: WorkloadKey, now: datetime) -> None:
+        """A parked workload's requeue backoff ended (Requeued=True, BackoffFinished): retried
+        at the next cycle."""
+        cq_name = self.queues.cluster_queue_for(self.infos[key]) if key in self.infos else None
+        if cq_name:
+            self.dirty.add(cq_name)
 
     def admitted(self) -> list[WorkloadInfo]:
         return list(self.snapshot.all_workloads())

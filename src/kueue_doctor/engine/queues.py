@@ -191,13 +191,19 @@ class QueueManager:
     def cluster_queue_for(self, wi: WorkloadInfo) -> str | None:
         return self.local_queues.get((wi.namespace, wi.queue_name))
 
-    def add(self, wi: WorkloadInfo) -> bool:
-        """Queue a pending workload; False if its LocalQueue or ClusterQueue does not exist."""
+    def add(self, wi: WorkloadInfo, now: datetime | None = None) -> bool:
+        """Queue a pending workload; False if its LocalQueue or ClusterQueue does not exist.
+
+        With ``now``, a workload still in its requeue backoff (Requeued=False, or requeueAt
+        ahead) is parked as inadmissible, as PushOrUpdate does."""
         cq_name = self.cluster_queue_for(wi)
         q = self.queues.get(cq_name) if cq_name else None
         if q is None:
             return False
         st = self.state.setdefault(wi.key, QueuedState())
+        if now is not None and not backoff_expired(wi, now):
+            q.inadmissible[wi.key] = wi
+            return True
         if q.equivalence and q.inadmissible_hashes:  # the hash is only needed while some are parked
             st.hash = st.hash or scheduling_hash(wi, self.allowed_flavors_in_hash)
             if st.hash in q.inadmissible_hashes:

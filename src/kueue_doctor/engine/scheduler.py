@@ -30,6 +30,7 @@ from ..kueue.logvocab import STATUS_NOMINATED as NOMINATED
 from ..kueue.logvocab import STATUS_NOT_NOMINATED as NOT_NOMINATED
 from ..kueue.logvocab import STATUS_PREEMPTION_GATED as PREEMPTION_GATED
 from ..kueue.logvocab import STATUS_SKIPPED as SKIPPED
+from . import admissionchecks, podsready
 from .assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment
 from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
@@ -188,6 +189,11 @@ class Scheduler:
             cq_name = self.queues.cluster_queue_for(wi) or ""
             e = Entry(wi, cq_name)
             cq = self.snap.cluster_queues.get(cq_name)
+            if admissionchecks.failed(wi.obj):   # a check in Retry or Rejected (admission checks)
+                e.inadmissible_msg = admissionchecks.FAILED_CHECKS_MESSAGE
+                e.reason = "PendingEvaluation"
+                inadmissible.append(e)
+                continue
             if cq is None:
                 e.inadmissible_msg = (f"ClusterQueue {cq_name} is inactive" if cq_name in self.snap.inactive
                                       else f"ClusterQueue {cq_name} not found")
@@ -472,6 +478,8 @@ class Scheduler:
                     res.migrated.append(Migration(sibling, e.key, cq.name,
                                                   message=flavor_migration_message(e.wi.uid)))
                 return
+        if self.blocked_by_pods_ready(e, res):   # waitForPodsReady.blockAdmission
+            return
         e.status = ASSUMED
         res.admitted.append(e)
 
@@ -506,6 +514,26 @@ class Scheduler:
         last = flavors.index(policy.last_acceptable_flavor) if policy.last_acceptable_flavor in flavors else -1
         own = _flavor_index(e.wi, flavors)
         return own is not None and own <= last
+
+    def blocked_by_pods_ready(self, e: Entry, res: CycleResult) -> bool:
+        """waitForPodsReadyIfNeeded: with blockAdmission, a new admission waits while any workload
+        holding quota (one admitted earlier in this cycle included) is not PodsReady.
+
+        Upstream patches QuotaReserved=False (WaitingForPodsReady) and blocks the scheduling
+        goroutine until they are ready, then admits this entry. The model ends the entry here
+        with that reason, keeps its usage for the rest of the cycle and requeues it at once, so
+        the first cycle after everything is ready admits it (the caller runs one then).
+        """
+        cfg = self.config.wait_for_pods_ready
+        if cfg is None or not cfg.block_admission or e.wi.obj.is_true("QuotaReserved"):
+            return False
+        if not res.admitted and not any(not podsready.pods_ready(w.obj) for w in self.snap.all_workloads()):
+            return False
+        e.status = NOMINATED
+        e.reason = podsready.block_reason(True)
+        e.inadmissible_msg = podsready.BLOCK_MESSAGE
+        e.requeue_reason = FAILED_AFTER_NOMINATION
+        return True
 
     def _recompute(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                    cycle_targets: CycleTargets) -> tuple[int, bool]:

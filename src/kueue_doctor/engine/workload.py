@@ -198,6 +198,11 @@ class WorkloadInfo:
     def queue_order_timestamp(self) -> datetime:
         return self._order_ts
 
+    def refresh_order(self, requeuing_timestamp: str) -> None:
+        """Re-read the queue-order timestamp after the object's Evicted condition changed (a
+        PodsReadyTimeout or AdmissionCheck eviction orders the workload by its eviction time)."""
+        self._order_ts = self._queue_order_timestamp(self.obj, requeuing_timestamp)
+
     def total_requests(self) -> Requests:
         out: Requests = {}
         for ps in self.pod_sets:

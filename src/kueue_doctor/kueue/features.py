@@ -144,6 +144,8 @@ GATES: Mapping[str, Gate] = {g.name: g for g in (
     # workload variants per flavor, FlavorMigration (KEP-8691)
     _gate("ConcurrentAdmission", (V(18), False, A)),
     _gate("QuotaCheckStrategy", (V(18), False, A), (V(19), True, B)),
+    # "Temporary option while WaitForPodsReady is enabled by default" (v0.19+, kueue/podsready.py)
+    _gate("DisableWaitForPodsReady", (V(19), False, A)),
     # every v0.19 tag shipped it off: main turned its "0.19" entry on in place (#13063, not in release-0.19)
     _gate("UnadmittedWorkloadsObservability", (V(18, 5), False, A), (V(19), False, B), (V(20), True, B)),
     _gate("PrioritizePreemptorWorkloads", (V(18, 6), False, A), (V(19), *GONE), (V(19, 2), False, A)),

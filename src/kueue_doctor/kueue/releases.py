@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .features import effective
+from .podsready import ON_BY_DEFAULT as PODS_READY_ON_BY_DEFAULT
 from .version import LATEST, Version, parse_version
 
 
@@ -75,6 +76,12 @@ class KueueRelease:
     sticky_preemptor: bool
     # ConcurrentAdmission alone makes the scheduler honour preemption gates (v0.19+)
     concurrent_admission_preemption_gates: bool = True
+    # WaitForPodsReady is on without a waitForPodsReady block (config v1beta2, v0.19+, 30 min
+    # timeout) unless DisableWaitForPodsReady is set; kueue.podsready.resolve has the details.
+    pods_ready_by_default: bool = False
+    # Kueue writes the KEP-10852 QuotaReserved=False / Admitted=False reasons
+    # (NoMatchingFlavor, WaitingForQuota, ...; UnsatisfiedAdmissionChecks) instead of Pending.
+    granular_pending_reasons: bool = False
 
     @property
     def label(self) -> str:
@@ -103,4 +110,7 @@ def release_for(version: str | None, gates: Mapping[str, bool] | None = None) ->
         drs_mode=drs_mode(v),
         sticky_preemptor=STICKY_HEAD_FIX.carried_by(v),
         concurrent_admission_preemption_gates=CONCURRENT_ADMISSION_PREEMPTION_GATES.carried_by(v),
+        pods_ready_by_default=v >= PODS_READY_ON_BY_DEFAULT
+        and not effective_gates.get("DisableWaitForPodsReady", False),
+        granular_pending_reasons=effective_gates.get("UnadmittedWorkloadsObservability", False),
     )

@@ -176,9 +176,7 @@ class SimSource(Source):
             sim.events.at(spec.at, "arrive", spec)
         for fault in sim.scn.faults:
             sim.events.at(fault.at, "fault", fault)
-        self.handlers = {"arrive": sim.on_arrive, "cycle": sim.on_cycle, "release": sim.on_release,
-                         "finish": sim.on_finish, "pod_gone": sim.on_pod_gone, "quota_release": sim.on_quota_release,
-                         "fault": sim.on_fault}   # no "sample": the exporter is the sampler here
+        self.handlers = sim.handlers(sample=False)   # no "sample": the exporter is the sampler here
         self.started = time.monotonic()
         self.last_refresh = time.time()
 

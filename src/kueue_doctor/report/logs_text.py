@@ -16,8 +16,8 @@ def render(con: Console, report: LogReport, wide: bool = False, verbose: bool = 
     plain(con, f"{report.lines} line(s): {report.parsed} parsed, {report.malformed} malformed"
           + (f" ({report.too_long} too long)" if report.too_long else "")
           + (f"; {format_ts(report.first)} .. {format_ts(report.last)}" if report.first else ""))
-    for f in report.unrecognized_files():
-        plain(con, f"{f['file']}: none of its {f['lines']} line(s) is of a form kueue-doctor reads "
+    for u in report.unrecognized_files():
+        plain(con, f"{u['file']}: none of its {u['lines']} line(s) is of a form kueue-doctor reads "
                    "(zap JSON, console, klog, CRI or Docker runtime lines): nothing could be checked", style="yellow")
     if not report.findings:
         con.print("no known failure signature" + (" in the lines read" if report.unrecognized else ""))

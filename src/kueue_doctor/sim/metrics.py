@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..guarantee import Evaluator
 from .observe import observations
@@ -55,6 +55,10 @@ class Recorder:
         self.pending_since: dict[str, float] = {}
         self.pending_seconds: dict[str, float] = defaultdict(float)
         self.marks: list[EventMark] = []   # in time order
+        # evictions Kueue makes itself (PodsReadyTimeout, AdmissionCheck, Deactivated...): cq -> reason -> n
+        self.kueue_evictions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        # admission check state changes: check -> state -> n
+        self.check_outcomes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
 
     def queued_change(self, cq: str, delta: int) -> None:
         t = self.sim.now
@@ -123,6 +127,12 @@ class Recorder:
         self.marks.append(EventMark(self.sim.now, "eviction", sw.cluster_queue,
                                     f"{sw.key} evicted (FlavorMigration): {evictor} migrates to a more "
                                     f"favourable flavor"))
+    def kueue_eviction(self, sw: SimWorkload, reason: str) -> None:
+        self.kueue_evictions[sw.cluster_queue][reason] += 1
+        self.marks.append(EventMark(self.sim.now, "eviction", sw.cluster_queue, f"{sw.key} evicted ({reason})"))
+
+    def check_outcome(self, sw: SimWorkload, check: str, state: str) -> None:
+        self.check_outcomes[check][state] += 1
 
     def fault(self, fault: Fault) -> None:
         sw = self.sim.workloads.get(fault.workload) if fault.workload is not None else None
@@ -169,7 +179,7 @@ class Recorder:
                 finished += 1
             if sw.preemptions:
                 preempted += 1
-        cqs = {}
+        cqs: dict[str, dict[str, Any]] = {}
         for name in sorted(set(sim.model.snapshot.cluster_queues)):
             cqs[name] = {
                 "avgUsagePercent": round(self.avg_usage_percent(name), 3),
@@ -183,7 +193,10 @@ class Recorder:
                 "admissions": self.admissions[name],
                 "preemptions": self.preemptions[name],
             }
-        return {
+        for name in cqs:
+            cqs[name]["evictions"] = dict(sorted(self.kueue_evictions.get(name, {}).items()))
+        pr = sim.pods_ready
+        out: dict[str, Any] = {
             "scenario": sim.scn.name,
             "kueue": {"version": sim.kueue.label, "featureGates": dict(sorted(sim.scn.gates.items())),
                       "fastPodQuotaRelease": sim.kueue.fast_pod_release,
@@ -197,6 +210,15 @@ class Recorder:
             "simulatedSeconds": round(sim.now, 3),
             "wallSeconds": round(getattr(sim, "wall_seconds", 0.0), 3),
         }
+        out["kueue"]["waitForPodsReady"] = None if pr is None else {
+            "timeoutSeconds": pr.timeout, "blockAdmission": pr.block_admission,
+            "recoveryTimeoutSeconds": pr.recovery_timeout,
+            "backoffLimitCount": pr.requeuing.backoff_limit_count,
+            "backoffBaseSeconds": pr.requeuing.backoff_base_seconds,
+            "backoffMaxSeconds": pr.requeuing.backoff_max_seconds, "source": pr.source}
+        out["workloads"]["deactivated"] = sum(1 for sw in sim.workloads.values() if sw.deactivation is not None)
+        out["admissionChecks"] = {c: dict(sorted(v.items())) for c, v in sorted(self.check_outcomes.items())}
+        return out
 
     def timeseries(self) -> dict:
         return {cq: {"columns": ["t", "used", "nominal", "pendingFitsNominal", "violation"], "rows": rows}

@@ -16,8 +16,20 @@ from ..api.state import ClusterState
 from ..duration import duration
 from ..errors import InputError
 from ..keys import WorkloadKey
+from ..kueue.podsready import check_block
 
 JOB, POD_GROUP = "Job", "PodGroup"
+
+# Why a workload's pods never become ready (``readiness``): what kubelet or the scheduler reports.
+READY = "Ready"
+IMAGE_PULL_BACKOFF, ERR_IMAGE_PULL = "ImagePullBackOff", "ErrImagePull"     # bound, container waiting
+CRASH_LOOP_BACKOFF = "CrashLoopBackOff"                                     # running, never Ready
+UNSCHEDULABLE = "Unschedulable"                                             # never bound
+READINESS = (READY, IMAGE_PULL_BACKOFF, ERR_IMAGE_PULL, CRASH_LOOP_BACKOFF, UNSCHEDULABLE)
+
+# scripted admission-check outcomes
+PROVISIONING_OUTCOMES = ("Provisioned", "Failed", "BookingExpired", "CapacityRevoked", "Accepted")
+CHECK_OUTCOMES = ("Ready", "Retry", "Rejected", "Pending")
 
 
 @dataclass
@@ -44,6 +56,26 @@ class WorkloadSpec:
     synthetic: str = ""           # which parts of a traced workload were made up, if any
     # spec.preemptionGates: (name, seconds after arrival the gate opens, or None: never)
     preemption_gates: list[tuple[str, float | None]] = field(default_factory=list)
+    readiness: str = READY        # READINESS: why the pods never become ready, if they do not
+    ready_after: float = 0.0      # placed -> pods Ready (image pull, start-up)
+    fail_after: float | None = None   # running this long, one pod fails; its replacement is ``recovery``
+    recovery: str = READY
+
+
+@dataclass
+class CheckOutcome:
+    after: float                  # since the check went Pending (quota reserved)
+    outcome: str                  # a ProvisioningRequest condition, or a check state
+    message: str = ""
+
+
+@dataclass
+class CheckScript:
+    """What an AdmissionCheck answers, attempt after attempt (the last outcome repeats)."""
+    name: str
+    outcomes: list[CheckOutcome]
+    provisioning: bool = True     # a ProvisioningRequest check (outcomes are the request's conditions)
+    booking_expires_after: float | None = None   # after Provisioned, BookingExpired unless admitted
 
 
 @dataclass
@@ -88,6 +120,8 @@ class Scenario:
     source: str = ""
     notes: list[str] = field(default_factory=list)
     demo: dict = field(default_factory=dict)   # {cause, fixed: {version, featureGates}, focus: [cq]}
+    wait_for_pods_ready: dict | None = None    # kueue.waitForPodsReady, the Configuration's block
+    checks: dict[str, CheckScript] = field(default_factory=dict)
 
 
 def _settings(f: Fields) -> Settings:
@@ -129,7 +163,36 @@ def _workload_spec(f: Fields, at: float, name: str) -> WorkloadSpec:
         kind=f.str("kind", JOB, choices=(JOB, POD_GROUP)),
         grace=duration(f.data.get("terminationGracePeriod", 30), f.where("terminationGracePeriod")),
         klass=f.str("class", "default"),
-        preemption_gates=_preemption_gates(f))
+        preemption_gates=_preemption_gates(f),
+        readiness=f.str("readiness", READY, choices=READINESS),
+        ready_after=duration(f.data.get("readyAfter", 0), f.where("readyAfter")),
+        fail_after=duration(f.data["failAfter"], f.where("failAfter")) if f.has("failAfter") else None,
+        recovery=f.str("recovery", READY, choices=READINESS))
+
+
+_DEFAULT_MESSAGES = {
+    "Provisioned": "Provisioning Request was successfully provisioned.",
+    "Failed": "Couldn't provision: out of resources in the zone (GCE_STOCKOUT)",
+    "BookingExpired": "Capacity booking for the Provisioning Request has expired and the nodes are now "
+                      "candidates for scale down when underutilized.",
+    "CapacityRevoked": "Capacity was revoked: the nodes of the Provisioning Request were removed",
+    "Accepted": "Provisioning Request was accepted and waits for capacity",
+}
+
+
+def _check_script(f: Fields) -> CheckScript:
+    provisioning = f.str("controller", "provisioning", choices=("provisioning", "scripted")) == "provisioning"
+    choices = PROVISIONING_OUTCOMES if provisioning else CHECK_OUTCOMES
+    outcomes = []
+    for o_ in f.objs("outcomes", required=True):
+        outcome = o_.str("outcome", required=True, choices=choices)
+        outcomes.append(CheckOutcome(duration(o_.data.get("after", 60), o_.where("after")), outcome,
+                                     o_.str("message", _DEFAULT_MESSAGES.get(outcome, "") if provisioning else "")))
+    if not outcomes:
+        raise InputError("must list at least one outcome", field=f.where("outcomes"))
+    booking = f.data.get("bookingExpiresAfter")
+    return CheckScript(f.str("name", required=True), outcomes, provisioning,
+                       duration(booking, f.where("bookingExpiresAfter")) if booking is not None else None)
 
 
 def parse_scenario(doc: dict, file: str) -> Scenario:
@@ -150,6 +213,20 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
             scn.admission_fair_sharing = parse_admission_fair_sharing(k.obj("admissionFairSharing"))
         elif state.configuration is not None:
             scn.admission_fair_sharing = state.configuration.admission_fair_sharing
+        if k.has("waitForPodsReady"):
+            block = k.data["waitForPodsReady"]
+            if not isinstance(block, dict):
+                raise InputError("must be an object (the Configuration's waitForPodsReady)",
+                                 field="kueue.waitForPodsReady")
+            try:
+                check_block(block)
+            except ValueError as e:
+                where, _, problem = str(e).partition(": ")
+                raise InputError(problem, field=f"kueue.{where}") from None
+            scn.wait_for_pods_ready = dict(block)
+        for c in f.objs("admissionChecks"):
+            script = _check_script(c)
+            scn.checks[script.name] = script
         for i, n in enumerate(f.objs("nodes")):
             alloc = n.obj("allocatable", required=True)
             for r, v in alloc.data.items():

@@ -11,29 +11,49 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from .. import heap
 from ..api import build
 from ..api import objects as o
-from ..engine import afs
+from ..engine import admissionchecks as acs
+from ..engine import afs, podsready
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..errors import InputError
 from ..keys import WorkloadKey
 from ..kueue import constants as kc
+from ..kueue.podsready import V1BETA1, V1BETA2, V1BETA2_CONFIG, Resolved, WaitForPodsReady, resolve
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
-from .nodes import GONE, RUNNING, TERMINATING, NodePool, SimPod, amounts
-from .scenario import JOB, POD_GROUP, Scenario, WorkloadSpec
+from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
+from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Scenario, WorkloadSpec
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
-WAITING, QUEUED, RESERVED, RUNNING_W, EVICTED, FINISHED = (
-    "waiting", "queued", "reserved", "running", "evicted", "finished")
+BOOKING_EXPIRED_MESSAGE = ("Capacity booking for the Provisioning Request has expired and the nodes are now "
+                           "candidates for scale down when underutilized.")
+
+WAITING, QUEUED, RESERVED, RUNNING_W, EVICTED, FINISHED, DEACTIVATED = (
+    "waiting", "queued", "reserved", "running", "evicted", "finished", "deactivated")
+
+
+@dataclass
+class SimProvisioningRequest:
+    """A ProvisioningRequest the provisioning controller created for one attempt of a check."""
+    name: str
+    check: str
+    attempt: int
+    created: float
+    conditions: list[tuple[str, float, str]] = field(default_factory=list)   # (type, since, message)
+
+    def obj(self, namespace: str, klass: str, dt: Callable[[float], datetime]) -> o.ProvisioningRequest:
+        return o.ProvisioningRequest(o.Meta(self.name, namespace), klass, [(f"ppt-{self.name}-main", 0)],
+                                     conditions=[o.Condition(t, "True", t, m, dt(at)) for t, at, m in self.conditions])
 
 
 @dataclass
@@ -56,6 +76,19 @@ class SimWorkload:
     admissions: int = 0
     labels: dict[str, str] = field(default_factory=dict)
     parent: WorkloadKey | None = None     # a ConcurrentAdmission variant's parent (scenario ``variants``)
+    # admission checks and WaitForPodsReady (Kueue's view; the snapshot writes them)
+    admitted_true_at: float | None = None      # Admitted=True (every check Ready) since
+    pods_ready_at: float | None = None         # PodsReady=True since (None: not ready)
+    recovery_since: float | None = None        # PodsReady=False WaitForRecovery since
+    was_ready: bool = False                    # PodsReady was True in this admission
+    checks: list[o.AdmissionCheckState] = field(default_factory=list)
+    requests: list[SimProvisioningRequest] = field(default_factory=list)
+    requeue_count: int | None = None
+    requeue_at: float | None = None
+    eviction: tuple[str, str, float] | None = None     # (reason, message, at) of the last eviction
+    deactivation: tuple[str, str, float] | None = None  # (DeactivationTarget reason, message, at)
+    backoff_finished_at: float | None = None
+    kueue_evictions: int = 0                   # evictions by Kueue itself (PodsReadyTimeout, checks)
 
 
 class Simulator:
@@ -73,6 +106,11 @@ class Simulator:
         if scn.admission_fair_sharing is not None:
             cfg.admission_fair_sharing = afs.AfsConfig.from_api(scn.admission_fair_sharing)
             cfg.afs_behaviour = afs.AfsBehaviour.for_release(self.kueue.version)
+        self.pods_ready_resolved = self._pods_ready(scn)
+        self.pods_ready: WaitForPodsReady | None = self.pods_ready_resolved.settings
+        cfg.wait_for_pods_ready = self.pods_ready
+        if self.pods_ready is not None:
+            cfg.requeuing_timestamp = self.pods_ready.requeuing.timestamp
         self.config = cfg
         self.settings = scn.settings
         for cq in scn.state.cluster_queues.values():
@@ -88,11 +126,25 @@ class Simulator:
         self.cycle_busy_until = 0.0
         self.cycles = 0
         self.finished = 0
+        self.deactivated = 0
         self.recorder = Recorder(self)
         self.progress = progress
         self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
         self.variants: dict[WorkloadKey, list[SimWorkload]] = {}   # parent -> its variants
         heap.settle()
+
+    def _pods_ready(self, scn: Scenario) -> Resolved:
+        """WaitForPodsReady as the release runs the scenario's Configuration: the
+        ``kueue.waitForPodsReady`` block (read as the Configuration version the snapshot writes
+        for the release), else a Configuration among the objects, else the release's defaults."""
+        v = self.kueue.version
+        if scn.wait_for_pods_ready is not None:
+            api = V1BETA2 if v >= V1BETA2_CONFIG else V1BETA1
+            return resolve(scn.wait_for_pods_ready, api, v, self.kueue.gates)
+        c = scn.state.configuration
+        if c is not None:
+            return resolve(c.wait_for_pods_ready, c.api_version or None, v, self.kueue.gates)
+        return resolve(None, V1BETA2 if v >= V1BETA2_CONFIG else V1BETA1, v, self.kueue.gates)
 
     # -- helpers -------------------------------------------------------------------------
     def dt(self, t: float) -> datetime:
@@ -121,10 +173,7 @@ class Simulator:
         self.events.at(0.0, "sample")
         if self.afs_ledger is not None:
             self.events.at(0.0, "afs_sample")
-        handlers = {"arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
-                    "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
-                    "fault": self.on_fault, "sample": self.on_sample, "afs_sample": self.on_afs_sample,
-                    "open_gate": self.on_open_gate}
+        handlers = self.handlers()
         while True:
             t = self.events.peek_time()
             if t is None or (end is not None and t > end):
@@ -143,9 +192,22 @@ class Simulator:
         self.wall_seconds = time.perf_counter() - started
         return self
 
+    def handlers(self, sample: bool = True) -> dict[str, Callable[[Any], None]]:
+        """Event kind -> handler; ``sample`` False for a caller that samples itself (the exporter)."""
+        out: dict[str, Callable[[Any], None]] = {
+            "arrive": self.on_arrive, "cycle": self.on_cycle, "release": self.on_release,
+            "finish": self.on_finish, "pod_gone": self.on_pod_gone, "quota_release": self.on_quota_release,
+            "fault": self.on_fault, "pods_ready": self.on_pods_ready,
+            "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
+            "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
+            "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate}
+        if sample:
+            out["sample"] = self.on_sample
+        return out
+
     def _idle(self) -> bool:
         """Nothing left that can change: every workload finished and no event but sampling."""
-        return self.finished >= len(self.scn.workloads) and not any(
+        return self.finished + self.deactivated >= len(self.scn.workloads) and not any(
             k not in ("sample", "afs_sample") for _, _, k, _ in self.events._heap)
 
     # -- handlers ------------------------------------------------------------------------
@@ -289,9 +351,248 @@ class Simulator:
                   borrowing=e.assignment.borrowing,
                   assignments=[{"name": ps.name, "count": ps.count,
                                 "flavors": {r: f.name for r, f in ps.flavors.items()},
-                                "resourceUsage": {r: v * ps.count for r, v in ps.requests.items()}}
+                                "resourceUsage": dict(ps.requests)}
                                for ps in e.assignment.pod_sets])
+        sw.pods_ready_at = None
+        sw.recovery_since = None
+        self._sync_obj(sw)
+        cq = self.scn.state.cluster_queues.get(e.cq_name)
+        flavors = {f.name for ps in e.assignment.pod_sets for f in ps.flavors.values()}
+        names = acs.checks_for(cq, flavors) if cq is not None else []
+        if names:
+            # the workload controller adds every check as Pending (keeping the retry count of the
+            # last eviction's reset); Admitted waits for all of them to be Ready
+            prev = {c.name: c for c in sw.checks}
+            now = self.dt(self.now)
+            sw.checks = [prev.get(n) or o.AdmissionCheckState(n, kc.CHECK_PENDING, "", now) for n in names]
+            self._sync_obj(sw)
+            for n in names:
+                self._start_check(sw, n)
+            return
+        self._admit_true(sw)
+
+    def _admit_true(self, sw: SimWorkload) -> None:
+        """Admitted=True: quota reserved and every admission check Ready; released after a latency."""
+        sw.admitted_true_at = self.now
+        sw.was_ready = False
+        self.emit("admitted_true", workload=sw.key, clusterQueue=sw.cluster_queue)
         self.events.after(self.settings.release_latency, "release", (sw, sw.epoch))
+        if self.pods_ready is not None:
+            self.events.after(self.pods_ready.timeout, "pods_ready_timeout", (sw, sw.epoch))
+
+    # -- admission checks ------------------------------------------------------------------
+    def _start_check(self, sw: SimWorkload, name: str) -> None:
+        script = self.scn.checks.get(name)
+        state = next(c for c in sw.checks if c.name == name)
+        if script is None:   # no script: a controller that answers Ready at once
+            self._check_changed(sw, replace(state, state=kc.CHECK_READY, last_transition_time=self.dt(self.now)))
+            return
+        attempt = (state.retry_count or 0) + 1
+        outcome = script.outcomes[min(attempt, len(script.outcomes)) - 1]
+        if script.provisioning:
+            pr = SimProvisioningRequest(acs.provisioning_request_name(workload_name_of(sw), name, attempt),
+                                        name, attempt, self.now)
+            sw.requests.append(pr)
+            self.emit("provreq_created", workload=sw.key, check=name, request=pr.name)
+            if outcome.outcome != "Accepted":
+                pr.conditions.append((kc.PR_ACCEPTED, self.now, "Provisioning Request was accepted"))
+        self.events.after(outcome.after, "check_outcome", (sw, sw.epoch, name, attempt, outcome))
+
+    def _provisioning_class(self, check: str) -> tuple[str, o.ProvisioningRetryStrategy]:
+        st = self.scn.state
+        ac = st.admission_checks.get(check)
+        prc = st.provisioning_request_configs.get(ac.parameters.get("name", "")) \
+            if ac is not None and ac.parameters else None
+        if prc is None:
+            return "queued-provisioning.gke.io", o.ProvisioningRetryStrategy()
+        return prc.provisioning_class_name, prc.retry_strategy
+
+    def _request_for(self, sw: SimWorkload, check: str, attempt: int) -> SimProvisioningRequest | None:
+        return next((r for r in reversed(sw.requests) if r.check == check and r.attempt == attempt), None)
+
+    def _sync_provisioning(self, sw: SimWorkload, check: str, attempt: int) -> None:
+        pr = self._request_for(sw, check, attempt)
+        state = next((c for c in sw.checks if c.name == check), None)
+        if pr is None or state is None:
+            return
+        klass, retry = self._provisioning_class(check)
+        new = acs.provisioning_state(state, pr.obj(sw.spec.namespace, klass, self.dt), retry,
+                                     admitted=sw.admitted_true_at is not None, active=True,
+                                     pod_sets=["main"], now=self.dt(self.now))
+        if new is not state:
+            self._check_changed(sw, new)
+
+    def on_check_outcome(self, payload) -> None:
+        sw, epoch, name, attempt, outcome = payload
+        if sw.epoch != epoch or sw.state not in (RESERVED, RUNNING_W):
+            return
+        script = self.scn.checks[name]
+        if script.provisioning:
+            pr = self._request_for(sw, name, attempt)
+            if pr is None:
+                return
+            if outcome.outcome == "Accepted":
+                pr.conditions.append((kc.PR_ACCEPTED, self.now, outcome.message))
+            else:
+                pr.conditions.append((outcome.outcome, self.now, outcome.message))
+                if outcome.outcome == kc.PR_PROVISIONED and script.booking_expires_after is not None:
+                    self.events.after(script.booking_expires_after, "booking_expired", (sw, sw.epoch, name, attempt))
+            self._sync_provisioning(sw, name, attempt)
+            return
+        state = next(c for c in sw.checks if c.name == name)
+        new = replace(state, state=outcome.outcome, message=outcome.message, last_transition_time=self.dt(self.now))
+        self._check_changed(sw, new)
+
+    def on_booking_expired(self, payload) -> None:
+        sw, epoch, name, attempt = payload
+        if sw.epoch != epoch or sw.state not in (RESERVED, RUNNING_W):
+            return
+        pr = self._request_for(sw, name, attempt)
+        if pr is None or (sw.released_at is not None and sw.pods and any(p.node is not None for p in sw.pods)):
+            return   # the pods consumed the booking
+        pr.conditions.append((kc.PR_BOOKING_EXPIRED, self.now, BOOKING_EXPIRED_MESSAGE))
+        self._sync_provisioning(sw, name, attempt)
+
+    def _check_changed(self, sw: SimWorkload, new: o.AdmissionCheckState) -> None:
+        old = next(c for c in sw.checks if c.name == new.name)
+        sw.checks = [new if c.name == new.name else c for c in sw.checks]
+        self._sync_obj(sw)
+        if old.state != new.state:
+            self.recorder.check_outcome(sw, new.name, new.state)
+            self.emit("check_state", workload=sw.key, check=new.name, previous=old.state, state=new.state,
+                      message=new.message)
+        wl = self._view(sw)
+        ev = acs.check_eviction(wl)
+        if ev is not None and ev.action == acs.REJECT:
+            self.emit("check_rejected", workload=sw.key, message=ev.message)
+            self._deactivate(sw, kc.EVICTED_BY_ADMISSION_CHECK, ev.message)
+        elif ev is not None:
+            t = acs.max_retry_time(sw.checks)
+            self._kueue_evict(sw, kc.EVICTED_BY_ADMISSION_CHECK, ev.message,
+                              requeue_at=(t - T0).total_seconds() if t is not None else None)
+        elif sw.admitted_true_at is None and acs.all_ready(wl):
+            self._admit_true(sw)
+
+    # -- WaitForPodsReady ----------------------------------------------------------------------
+    def _view(self, sw: SimWorkload) -> o.Workload:
+        """The Workload as Kueue holds it now (conditions the controllers read), for the engine's
+        pure functions; the engine's own object keeps only what its queues read."""
+        conds = []
+        dt = self.dt
+        if sw.state in (RESERVED, RUNNING_W) and sw.admitted_at is not None:
+            conds.append(o.Condition(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON, "", dt(sw.admitted_at)))
+            if sw.admitted_true_at is not None:
+                conds.append(o.Condition(kc.ADMITTED, "True", kc.ADMITTED_REASON, "", dt(sw.admitted_true_at)))
+            if sw.pods_ready_at is not None:
+                conds.append(o.Condition(kc.PODS_READY, "True", kc.PODS_READY_STARTED, "", dt(sw.pods_ready_at)))
+            elif sw.recovery_since is not None:
+                conds.append(o.Condition(kc.PODS_READY, "False", kc.WAIT_FOR_RECOVERY, "", dt(sw.recovery_since)))
+        rs = o.RequeueState(sw.requeue_count, dt(sw.requeue_at) if sw.requeue_at is not None else None) \
+            if sw.requeue_count is not None or sw.requeue_at is not None else None
+        return o.Workload(meta=sw.obj.meta, queue_name=sw.obj.queue_name, pod_sets=sw.obj.pod_sets,
+                          status=o.WorkloadStatus(conditions=conds, requeue_state=rs, check_states=list(sw.checks)))
+
+    def _sync_obj(self, sw: SimWorkload) -> None:
+        """What the engine reads off the Workload: PodsReady (blockAdmission), the Evicted and
+        Requeued conditions and requeueState (queue order and backoff), the check states."""
+        conds = []
+        dt = self.dt
+        if sw.pods_ready_at is not None and sw.state in (RESERVED, RUNNING_W):
+            conds.append(o.Condition(kc.PODS_READY, "True", kc.PODS_READY_STARTED, "", dt(sw.pods_ready_at)))
+        if sw.eviction is not None and sw.state in (EVICTED, QUEUED) and sw.eviction[0] != kc.EVICTED_BY_PREEMPTION:
+            reason, msg, at = sw.eviction
+            conds.append(o.Condition(kc.EVICTED, "True", reason, msg, dt(at)))
+            if sw.state == QUEUED:
+                if sw.backoff_finished_at is None:
+                    conds.append(o.Condition(kc.REQUEUED, "False", reason, msg, dt(at)))
+                else:
+                    conds.append(o.Condition(kc.REQUEUED, "True", kc.BACKOFF_FINISHED,
+                                             "The workload backoff was finished", dt(sw.backoff_finished_at)))
+        sw.obj.status.conditions = conds
+        sw.obj.status.check_states = list(sw.checks)
+        sw.obj.status.requeue_state = o.RequeueState(
+            sw.requeue_count, dt(sw.requeue_at) if sw.requeue_at is not None else None) \
+            if sw.requeue_count is not None or sw.requeue_at is not None else None
+
+    def on_pods_ready(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != RUNNING_W or sw.pods_ready_at is not None:
+            return
+        sw.pods_ready_at = self.now
+        sw.recovery_since = None
+        recovered = sw.was_ready
+        sw.was_ready = True
+        self._sync_obj(sw)
+        self.emit("pods_ready", workload=sw.key, recovered=recovered)
+        if sw.spec.fail_after is not None and not recovered:
+            self.events.after(sw.spec.fail_after, "pod_failed", (sw, sw.epoch))
+        if self.pods_ready is not None and self.pods_ready.block_admission:
+            self.request_cycle()
+
+    def on_pod_failed(self, payload) -> None:
+        """One pod fails after running a while: PodsReady=False (WaitForRecovery) until its
+        replacement is ready (``recovery``), timed by recoveryTimeout."""
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != RUNNING_W:
+            return
+        sw.pods_ready_at = None
+        sw.recovery_since = self.now
+        self._sync_obj(sw)
+        self.emit("pod_failed", workload=sw.key)
+        if sw.spec.recovery == READY:
+            self.events.after(max(sw.spec.ready_after, 1.0), "pods_ready", (sw, sw.epoch))
+        if self.pods_ready is not None and self.pods_ready.recovery_timeout is not None:
+            self.events.after(self.pods_ready.recovery_timeout, "pods_ready_timeout", (sw, sw.epoch))
+
+    def on_pods_ready_timeout(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state not in (RESERVED, RUNNING_W) or self.pods_ready is None:
+            return
+        v = podsready.evaluate(self._view(sw), self.pods_ready, self.dt(self.now))
+        if v.action == podsready.DEACTIVATE:
+            self._deactivate(sw, v.reason, v.message)
+        elif v.action == podsready.EVICT:
+            sw.requeue_count = v.requeue_count
+            self._kueue_evict(sw, kc.EVICTED_BY_PODS_READY_TIMEOUT, v.message,
+                              requeue_at=(v.requeue_at - T0).total_seconds() if v.requeue_at else None)
+
+    # -- evictions by Kueue itself ------------------------------------------------------------
+    def _kueue_evict(self, sw: SimWorkload, reason: str, message: str, requeue_at: float | None) -> None:
+        sw.kueue_evictions += 1
+        sw.eviction = (reason, message, self.now)
+        sw.requeue_at = requeue_at
+        sw.checks = acs.reset_on_eviction(sw.checks, self.dt(self.now))
+        self.recorder.kueue_eviction(sw, reason)
+        self.emit("evicted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, message=message)
+        self._stop(sw)
+        self._sync_obj(sw)
+
+    def _deactivate(self, sw: SimWorkload, cause: str, message: str) -> None:
+        """DeactivationTarget -> spec.active=false -> evicted (DeactivatedDueTo<cause>), never requeued."""
+        sw.deactivation = (cause, message, self.now)
+        reason = kc.reason_with_cause(kc.EVICTED_BY_DEACTIVATION, cause)
+        sw.eviction = (reason, podsready.deactivated_message(message), self.now)
+        sw.obj.active = False
+        sw.requeue_count = None
+        sw.requeue_at = None
+        self.recorder.kueue_eviction(sw, reason)
+        self.emit("deactivated", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason,
+                  cause=cause, message=message)
+        if sw.state in (RESERVED, RUNNING_W):
+            sw.checks = acs.reset_on_eviction(sw.checks, self.dt(self.now))
+            self._stop(sw)
+        self._sync_obj(sw)
+
+    def on_backoff_done(self, payload) -> None:
+        sw, epoch = payload
+        if sw.epoch != epoch or sw.state != QUEUED:
+            return
+        sw.backoff_finished_at = self.now
+        sw.requeue_at = None
+        self._sync_obj(sw)
+        self.emit("backoff_finished", workload=sw.key)
+        self.model.backoff_finished(sw.key, self.dt(self.now))
+        self.request_cycle()
 
     def on_release(self, payload) -> None:
         sw, epoch = payload
@@ -304,15 +605,24 @@ class Simulator:
         self._try_place(sw)
 
     def _try_place(self, sw: SimWorkload) -> bool:
+        if sw.spec.readiness == UNSCHEDULABLE:
+            return False   # no node satisfies the pods (selector, taint, affinity): pending for ever
         if self.pool and not self.pool.place_group(sw.pods, sw.labels):
             if sw not in self.unplaced:
                 self.unplaced.append(sw)
             return False
+        if sw.spec.readiness != READY:
+            # bound to nodes, holding their resources, but never ready (image pull, crash loop)
+            for p in sw.pods:
+                p.phase = PENDING
+            self.emit("pods_not_ready", workload=sw.key, why=sw.spec.readiness)
+            return True
         for p in sw.pods:
             p.phase = RUNNING
         sw.state = RUNNING_W
         sw.running_since = self.now
-        self.events.after(sw.spec.runtime, "finish", (sw, sw.epoch))
+        self.events.after(sw.spec.ready_after, "pods_ready", (sw, sw.epoch))
+        self.events.after(sw.spec.ready_after + sw.spec.runtime, "finish", (sw, sw.epoch))
         return True
 
     def _retry_placement(self) -> None:
@@ -368,16 +678,25 @@ class Simulator:
     def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey, message: str = "") -> None:
         if reason == kc.EVICTED_BY_FLAVOR_MIGRATION:
             # an eviction without a Preempted condition: a more favourable variant takes over
+            sw.eviction = (kc.EVICTED_BY_FLAVOR_MIGRATION, message, self.now)
             self.recorder.migration(sw, preemptor)
             self.emit("migrated", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason, evictor=preemptor,
                       message=message, cycle=self.cycles)
         else:
+            sw.eviction = (kc.EVICTED_BY_PREEMPTION, reason, self.now)
             sw.preemptions += 1
             self.recorder.preemption(sw, reason, preemptor)
             self.emit("preempted", workload=sw.key, clusterQueue=sw.cluster_queue, reason=reason,
                       preemptor=preemptor, cycle=self.cycles)
-        was_running = sw.state == RUNNING_W
+        self._stop(sw)
+
+    def _stop(self, sw: SimWorkload) -> None:
+        """The job is stopped (evicted): pods terminate, the quota goes when the job is inactive."""
+        was_running = sw.state == RUNNING_W or any(p.node is not None and p.phase != GONE for p in sw.pods)
         sw.state = EVICTED
+        sw.pods_ready_at = None
+        sw.recovery_since = None
+        sw.admitted_true_at = None
         sw.epoch += 1
         if sw in self.unplaced:
             self.unplaced.remove(sw)
@@ -418,8 +737,23 @@ class Simulator:
         sw, epoch = payload
         if sw.epoch != epoch or sw.state != EVICTED:
             return
+        if sw.deactivation is not None:
+            sw.state = DEACTIVATED
+            self.deactivated += 1
+            self.recorder.quota_released(sw)
+            self.model.release(sw.key, self.dt(self.now), requeue=False)
+            self.emit("quota_released", workload=sw.key, clusterQueue=sw.cluster_queue)
+            self._retry_placement()
+            self.request_cycle()
+            return
         sw.state = QUEUED
         sw.waiting_since = self.now
+        sw.backoff_finished_at = None
+        self._sync_obj(sw)
+        if sw.eviction is not None and sw.eviction[0] != kc.EVICTED_BY_PREEMPTION:
+            # Requeued=False until the backoff is over (requeueAt; none: at once)
+            at = sw.requeue_at if sw.requeue_at is not None else self.now
+            self.events.at(max(at, self.now), "backoff_done", (sw, sw.epoch))
         self.recorder.quota_released(sw)
         wi = self.model.release(sw.key, self.dt(self.now), requeue=True)
         if wi is not None:
@@ -521,3 +855,9 @@ class Simulator:
                       usage=sorted((fr[0], fr[1], v) for fr, v in a.usage.items()) if a is not None else [])
         for cq, n in res.preemption_skips.items():
             self.emit("preemption_skips", clusterQueue=cq, count=n)
+
+
+def workload_name_of(sw: SimWorkload) -> str:
+    """The Workload object's name (job-<name>-<hash> for Jobs), as the snapshot writes it."""
+    from .zaplog import workload_name
+    return workload_name(sw)

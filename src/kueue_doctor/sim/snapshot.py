@@ -21,8 +21,9 @@ from ..kueue import constants as kc
 from ..kueue import layout
 from ..kueue.eviction import preempted_workload_message
 from .nodes import GONE, PENDING, TERMINATING
-from .scenario import JOB, POD_GROUP, Scenario
-from .simulator import EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
+from .scenario import CRASH_LOOP_BACKOFF, ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, JOB, POD_GROUP, READY, Scenario
+from .scenario import UNSCHEDULABLE as POD_UNSCHEDULABLE
+from .simulator import DEACTIVATED, EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
 from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
 if TYPE_CHECKING:
@@ -103,8 +104,82 @@ class SnapshotWriter:
         items += [{"apiVersion": self.kueue_api, "kind": "WorkloadPriorityClass", "value": pc.value,
                    "metadata": self.meta("WorkloadPriorityClass", name, created=-86400)}
                   for name, pc in sorted(st.priority_classes.items())]
+        items += [self.admission_check(ac) for _, ac in sorted(st.admission_checks.items())]
+        items += [self.provisioning_config(c) for _, c in sorted(st.provisioning_request_configs.items())]
         items += [self.workload(sw) for sw in by_text(self.sim.workloads)]
+        items += [pr for sw in by_text(self.sim.workloads) for pr in self.provisioning_requests(sw)]
         return items
+
+    # -- admission checks ---------------------------------------------------------------------
+    def admission_check(self, ac) -> dict:
+        spec: dict = {"controllerName": ac.controller_name}
+        if ac.parameters:
+            spec["parameters"] = dict(ac.parameters)
+        if self.kueue_api.endswith("v1beta1"):
+            spec["retryDelayMinutes"] = 15
+        return {"apiVersion": self.kueue_api, "kind": "AdmissionCheck",
+                "metadata": self.meta("AdmissionCheck", ac.meta.name, created=-86400),
+                "spec": spec,
+                "status": {"conditions": [{"lastTransitionTime": self.time_before(86400 - 3),
+                                           "message": "The admission check is active", "observedGeneration": 1,
+                                           "reason": "Active", "status": "True",
+                                           "type": kc.ADMISSION_CHECK_ACTIVE}]}}
+
+    def provisioning_config(self, c) -> dict:
+        rs = c.retry_strategy
+        spec: dict = {"provisioningClassName": c.provisioning_class_name,
+                      "retryStrategy": {"backoffBaseSeconds": rs.backoff_base_seconds,
+                                        "backoffLimitCount": rs.backoff_limit_count,
+                                        "backoffMaxSeconds": rs.backoff_max_seconds}}
+        if c.managed_resources:
+            spec["managedResources"] = list(c.managed_resources)
+        if c.parameters:
+            spec["parameters"] = dict(c.parameters)
+        return {"apiVersion": self.kueue_api, "kind": "ProvisioningRequestConfig",
+                "metadata": self.meta("ProvisioningRequestConfig", c.meta.name, created=-86400), "spec": spec}
+
+    def provisioning_requests(self, sw) -> list:
+        """The requests of the workload's current admission (Kueue deletes a failed attempt's once
+        it creates the next; the last one stays while the workload is pending)."""
+        out = []
+        latest: dict[str, Any] = {}
+        for pr in sw.requests:
+            if pr.created <= self.at:
+                latest[pr.check] = pr
+        for check, pr in sorted(latest.items()):
+            klass, _ = self.sim._provisioning_class(check)
+            wl = workload_name(sw)
+            conds = []
+            for ctype, t, msg in pr.conditions:
+                if t <= self.at:
+                    conds.append({"lastTransitionTime": self.time(t), "message": msg, "observedGeneration": 1,
+                                  "reason": ctype, "status": "True", "type": ctype})
+            out.append({"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+                        "metadata": {**self.meta("ProvisioningRequest", pr.name, sw.spec.namespace,
+                                                 created=pr.created),
+                                     "labels": {f"{kc.GROUP}/managed": "true"},
+                                     "ownerReferences": [{"apiVersion": self.kueue_api, "blockOwnerDeletion": True,
+                                                          "controller": True, "kind": "Workload", "name": wl,
+                                                          "uid": uid("Workload", str(sw.key))}]},
+                        "spec": {"provisioningClassName": klass,
+                                 "podSets": [{"count": sw.spec.pods,
+                                              "podTemplateRef": {"name": f"ppt-{pr.name}-main"}}]},
+                        "status": {"conditions": conds} if conds else {}})
+        return out
+
+    def check_states(self, sw) -> list:
+        out = []
+        for c in sw.checks:
+            d: dict = {"lastTransitionTime": self.time((c.last_transition_time - self.sim.dt(0)).total_seconds())
+                       if c.last_transition_time else None, "message": c.message, "name": c.name, "state": c.state}
+            if c.pod_set_updates:
+                d["podSetUpdates"] = [{"annotations": dict(u.annotations), "name": u.name} for u in c.pod_set_updates]
+            if c.retry_count is not None:
+                d["retryCount"] = c.retry_count
+            if c.requeue_after_seconds is not None:
+                d["requeueAfterSeconds"] = c.requeue_after_seconds
+            out.append(d)
+        return out
 
     def _groups(self, groups) -> list:
         return [{"coveredResources": list(g.covered_resources),
@@ -145,6 +220,13 @@ class SnapshotWriter:
             if cap.last_acceptable_flavor is not None:
                 mig["constraints"] = {"lastAcceptableFlavorName": cap.last_acceptable_flavor}
             spec["concurrentAdmissionPolicy"] = {"migration": mig}
+        if cq.admission_checks:
+            if self.kueue_api.endswith("v1beta2"):
+                spec["admissionChecksStrategy"] = {"admissionChecks": [
+                    {"name": n, **({"onFlavors": cq.admission_check_flavors[n]}
+                                   if cq.admission_check_flavors.get(n) else {})} for n in cq.admission_checks]}
+            else:
+                spec["admissionChecks"] = list(cq.admission_checks)
         name = cq.meta.name
         snap = sim.model.snapshot.cluster_queues.get(name)
         q = sim.model.queues.queues.get(name)
@@ -224,11 +306,88 @@ class SnapshotWriter:
     def eviction_message(self, f: dict) -> str:
         return eviction_message(self.sim, f["preemptor"], f["reason"], f.get("clusterQueue", ""))
 
+    def qr_reason(self, reason: str | None) -> str:
+        """The QuotaReserved=False reason the release writes for the scheduler's decision: the
+        KEP-10852 reason, or the legacy fallback (Waiting for blockAdmission, else Pending)."""
+        if self.granular:
+            return reason or kc.PENDING
+        return kc.WAITING_LEGACY if reason == kc.WAITING_FOR_PODS_READY else kc.PENDING
+
     def _cond(self, ctype: str, status: str, reason: str, message: str, t: float) -> dict:
         return {"lastTransitionTime": self.time(t), "message": message, "observedGeneration": 1, "reason": reason,
                 "status": status, "type": ctype}
 
     def workload_conditions(self, sw) -> list:
+        if sw.eviction is not None and sw.eviction[0] != kc.EVICTED_BY_PREEMPTION and sw.state in (
+                QUEUED, EVICTED, DEACTIVATED, WAITING):
+            return self.kueue_evicted_conditions(sw)
+        conds = self._base_conditions(sw)
+        if sw.state in (RESERVED, RUNNING_W):
+            adm = next((c for c in conds if c["type"] == kc.ADMITTED), None)
+            if adm is not None and sw.admitted_true_at is None and sw.checks:
+                reason = kc.UNSATISFIED_ADMISSION_CHECKS if self.granular else kc.UNSATISFIED_CHECKS_LEGACY
+                adm.update(status="False", reason=reason, message=kc.UNSATISFIED_CHECKS_MESSAGE)
+            elif adm is not None and sw.admitted_true_at is not None:
+                adm["lastTransitionTime"] = self.time(sw.admitted_true_at)
+            if sw.eviction is not None:
+                reason, msg, t = sw.eviction
+                if reason != kc.EVICTED_BY_PREEMPTION:
+                    conds.append(self._cond(kc.EVICTED, "False", kc.QUOTA_RESERVED_REASON, f"Previously: {msg}",
+                                            sw.admitted_at or t))
+                    if sw.backoff_finished_at is not None:
+                        conds.append(self._cond(kc.REQUEUED, "True", kc.BACKOFF_FINISHED,
+                                                "The workload backoff was finished", sw.backoff_finished_at))
+            if self.sim.pods_ready is not None and sw.admitted_true_at is not None:
+                conds.append(self.pods_ready_condition(sw))
+        return conds
+
+    def pods_ready_condition(self, sw) -> dict:
+        if sw.pods_ready_at is not None:
+            reason = kc.PODS_READY_RECOVERED if any(h[1] == "pod_failed" for h in self.history[sw.key]
+                                                     if h[0] >= (sw.admitted_true_at or 0)) else kc.PODS_READY_STARTED
+            return self._cond(kc.PODS_READY, "True", reason, kc.PODS_READY_MESSAGE, sw.pods_ready_at)
+        if sw.recovery_since is not None:
+            return self._cond(kc.PODS_READY, "False", kc.WAIT_FOR_RECOVERY, kc.PODS_RECOVERY_MESSAGE, sw.recovery_since)
+        return self._cond(kc.PODS_READY, "False", kc.WAIT_FOR_START, kc.PODS_NOT_READY_MESSAGE,
+                          sw.admitted_true_at if sw.admitted_true_at is not None else sw.spec.at)
+
+    def kueue_evicted_conditions(self, sw) -> list:
+        """A workload Kueue evicted itself (PodsReadyTimeout, AdmissionCheck, deactivation), as it
+        stands while stopping, waiting for its backoff, or deactivated."""
+        hist = self.history[sw.key]
+        reason, msg, t = sw.eviction
+        released = [h for h in hist if h[1] == "quota_released" and h[0] >= t]
+        admitted = [h for h in hist if h[1] == "admitted"]
+        conds = []
+        if sw.state == EVICTED or not released:
+            if admitted:
+                at, _, f = admitted[-1]
+                conds.append(self._cond(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON,
+                                        f"Quota reserved in ClusterQueue {f['clusterQueue']}", at))
+            conds.append(self._cond(kc.EVICTED, "True", reason, msg, t))
+        else:
+            rt = released[-1][0]
+            evals = [h for h in hist if h[1] == "evaluated" and h[0] >= rt]
+            if evals:
+                qr_reason = self.qr_reason(evals[-1][2].get("condition_reason"))
+                conds.append(self._cond(kc.QUOTA_RESERVED, "False", qr_reason, evals[-1][2]["reason"], evals[0][0]))
+            else:
+                qr_reason = kc.PENDING_EVALUATION if self.granular else kc.PENDING
+                conds.append(self._cond(kc.QUOTA_RESERVED, "False", qr_reason, msg, rt))
+            conds.append(self._cond(kc.ADMITTED, "False", kc.NO_RESERVATION, kc.NO_RESERVATION_MESSAGE, rt))
+            conds.append(self._cond(kc.EVICTED, "True", reason, msg, t))
+            if sw.state == DEACTIVATED:
+                conds.append(self._cond(kc.REQUEUED, "False", kc.EVICTED_BY_DEACTIVATION, msg, rt))
+            elif sw.backoff_finished_at is not None and sw.backoff_finished_at <= self.at:
+                conds.append(self._cond(kc.REQUEUED, "True", kc.BACKOFF_FINISHED,
+                                        "The workload backoff was finished", sw.backoff_finished_at))
+            else:
+                conds.append(self._cond(kc.REQUEUED, "False", reason, msg, rt))
+        if self.sim.pods_ready is not None:
+            conds.append(self._cond(kc.PODS_READY, "False", kc.WAIT_FOR_START, kc.PODS_NOT_READY_MESSAGE, t))
+        return conds
+
+    def _base_conditions(self, sw) -> list:
         hist = self.history[sw.key]
         admitted = [h for h in hist if h[1] == "admitted"]
         preempted = [h for h in hist if h[1] == "preempted"]
@@ -268,7 +427,7 @@ class SnapshotWriter:
             conds.append(self._cond(kc.REQUEUED, "True", kc.EVICTED_BY_PREEMPTION, msg, rt))
         if evals:
             _, _, last = evals[-1]
-            reason = (last.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
+            reason = self.qr_reason(last.get("condition_reason"))
             conds.insert(0, self._cond(kc.QUOTA_RESERVED, "False", reason, last["reason"], evals[0][0]))
             if last.get("status") == "preemptionGated":
                 conds.append(self._cond(kc.BLOCKED_ON_PREEMPTION_GATES, "True", kc.PREEMPTION_GATED, last["reason"],
@@ -302,11 +461,24 @@ class SnapshotWriter:
         if sw.parent is not None:   # a ConcurrentAdmission variant: owned by its parent Workload
             meta["annotations"] = dict(sw.obj.meta.annotations)
             meta["ownerReferences"] = [*sw.obj.meta.owner_references, *meta["ownerReferences"]]
+        if sw.deactivation is not None:
+            spec["active"] = False
         status: dict = {}
         conds = self.workload_conditions(sw)
         if conds:
             status["conditions"] = conds
-        holds = sw.state in (RESERVED, RUNNING_W, EVICTED, FINISHED)
+        if sw.checks:
+            status["admissionChecks"] = self.check_states(sw)
+        if sw.requeue_count is not None or sw.requeue_at is not None:
+            rs: dict = {}
+            if sw.requeue_count is not None:
+                rs["count"] = sw.requeue_count
+            if sw.requeue_at is not None and sw.state == QUEUED and sw.backoff_finished_at is None:
+                rs["requeueAt"] = self.time(sw.requeue_at)
+            status["requeueState"] = rs
+        holds = sw.state in (RESERVED, RUNNING_W, EVICTED, FINISHED) and not (
+            sw.state == EVICTED and sw.eviction is not None and sw.eviction[0] != kc.EVICTED_BY_PREEMPTION
+            and any(h[1] == "quota_released" and h[0] >= sw.eviction[2] for h in self.history[sw.key]))
         adm = [h for h in self.history[sw.key] if h[1] == "admitted"]
         if holds and adm:
             f = adm[-1][2]
@@ -412,6 +584,9 @@ class SnapshotWriter:
             spec["nodeSelector"] = dict(sw.labels)
         status: dict = {"phase": "Pending", "qosClass": "Burstable"}
         conds = []
+        why = sw.spec.readiness
+        if p is not None and p.node is not None and p.phase == PENDING and why != READY:
+            return self._not_ready_pod(sw, p, meta, spec, status, why)
         if p is None or (p.phase == PENDING and p.node is None):
             if (sw.spec.kind == POD_GROUP and sw.state in (QUEUED, WAITING, RESERVED) and sw.released_at is None) \
                     or sw.state in (QUEUED, WAITING):
@@ -420,9 +595,13 @@ class SnapshotWriter:
                               "message": "Scheduling is blocked due to non-empty scheduling gates",
                               "reason": kc.SCHEDULING_GATED, "status": "False", "type": kc.POD_SCHEDULED})
             else:
+                n = len(self.sim.pool.nodes)
+                message = (f"0/{n} nodes are available: {n} node(s) didn't match Pod's node affinity/selector. "
+                           f"preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
+                           if why == POD_UNSCHEDULABLE else f"0/{n} nodes are available: insufficient resources.")
                 conds.append({"lastProbeTime": None, "lastTransitionTime": self.time(sw.released_at or sw.spec.at),
-                              "message": f"0/{len(self.sim.pool.nodes)} nodes are available: insufficient resources.",
-                              "reason": kc.UNSCHEDULABLE, "status": "False", "type": kc.POD_SCHEDULED})
+                              "message": message, "reason": kc.UNSCHEDULABLE, "status": "False",
+                              "type": kc.POD_SCHEDULED})
         else:
             spec["nodeName"] = p.node.name if p.node is not None else None
             start = sw.running_since if sw.running_since is not None else sw.released_at
@@ -440,6 +619,41 @@ class SnapshotWriter:
                 if not sw.pods or (p.node is not None and not p.node.ready):
                     conds[1]["status"] = "False"
         status["conditions"] = conds
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+    def _not_ready_pod(self, sw, p, meta: dict, spec: dict, status: dict, why: str) -> dict:
+        """A pod bound to its node that never becomes ready: its image cannot be pulled, or its
+        container keeps crashing (what kubelet reports in containerStatuses)."""
+        spec["nodeName"] = p.node.name
+        start = sw.released_at if sw.released_at is not None else sw.spec.at
+        image = spec["containers"][0]["image"]
+        restarts = 0
+        if why == CRASH_LOOP_BACKOFF:
+            restarts = max(1, int((self.at - start) // 300))
+            waiting = {"message": f"back-off 5m0s restarting failed container=main pod={meta['name']}_"
+                                  f"{sw.spec.namespace}({meta['uid']})", "reason": CRASH_LOOP_BACKOFF}
+            status["phase"] = "Running"
+        elif why == ERR_IMAGE_PULL:
+            waiting = {"message": f'rpc error: code = NotFound desc = failed to pull and unpack image "{image}": '
+                                  f'failed to resolve reference "{image}": not found', "reason": ERR_IMAGE_PULL}
+        else:
+            waiting = {"message": f'Back-off pulling image "{image}"', "reason": IMAGE_PULL_BACKOFF}
+        cstat: dict = {"image": image, "imageID": "", "name": "main", "ready": False, "restartCount": restarts,
+                       "started": False, "state": {"waiting": waiting}}
+        if why == CRASH_LOOP_BACKOFF:
+            cstat["lastState"] = {"terminated": {"exitCode": 1, "reason": "Error",
+                                                 "finishedAt": self.time(self.at - 60),
+                                                 "startedAt": self.time(self.at - 70)}}
+            cstat["imageID"] = f"{image.split(':')[0]}@sha256:{hex_id(64, 'image', image)}"
+        t = self.time(start)
+        status.update(startTime=t, containerStatuses=[cstat], conditions=[
+            {"lastProbeTime": None, "lastTransitionTime": t, "status": "True", "type": "PodReadyToStartContainers"},
+            {"lastProbeTime": None, "lastTransitionTime": t, "status": "True", "type": "Initialized"},
+            {"lastProbeTime": None, "lastTransitionTime": t, "message": "containers with unready status: [main]",
+             "reason": "ContainersNotReady", "status": "False", "type": "Ready"},
+            {"lastProbeTime": None, "lastTransitionTime": t, "message": "containers with unready status: [main]",
+             "reason": "ContainersNotReady", "status": "False", "type": "ContainersReady"},
+            {"lastProbeTime": None, "lastTransitionTime": t, "status": "True", "type": kc.POD_SCHEDULED}])
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
     # -- events ----------------------------------------------------------------------------------
@@ -476,6 +690,7 @@ class SnapshotWriter:
                         component="pod-kueue-controller", api="v1")
 
         queued_at: dict[WorkloadKey, float] = {}
+        reserved_at: dict[WorkloadKey, float] = {}
         for t, event, f in sim.log:
             if t > self.at:
                 break
@@ -490,10 +705,14 @@ class SnapshotWriter:
                                 f"Created Workload: {sw.spec.namespace}/{workload_name(sw)}")
             elif event == "admitted":
                 wait = int(t - queued_at.get(key, t))
+                reserved_at[key] = t
                 wl_event(t, key, kc.EVENT_QUOTA_RESERVED,
                          f"Quota reserved in ClusterQueue {f['clusterQueue']}, wait time since queued was {wait}s")
+            elif event == "admitted_true":
+                # with admission checks, Admitted comes once every check is Ready
+                wait = int(t - reserved_at.get(key, t))
                 wl_event(t, key, kc.EVENT_ADMITTED,
-                         f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was 0s")
+                         f"Admitted by ClusterQueue {f['clusterQueue']}, wait time since reservation was {wait}s")
             elif event == "released":
                 owner_event(t, sw, kc.EVENT_STARTED, f"Admitted by clusterQueue {sw.cluster_queue}")
             elif event == "preempted":
@@ -508,6 +727,26 @@ class SnapshotWriter:
                 owner_event(t, sw, kc.EVENT_STOPPED, msg)
             elif event == "quota_released":
                 queued_at[key] = t
+            elif event == "evicted":
+                wl_event(t, key, kc.evicted_event(f["reason"]), f["message"])
+                owner_event(t, sw, kc.EVENT_STOPPED, f["message"])
+            elif event == "deactivated" and "message" in f:   # Kueue deactivated it (not a variant switched off)
+                msg = f"The workload is deactivated due to {f['message']}"
+                wl_event(t, key, kc.evicted_event(f["reason"]), msg)
+                owner_event(t, sw, kc.EVENT_STOPPED, msg)
+            elif event == "check_rejected":
+                wl_event(t, key, kc.EVENT_ADMISSION_CHECK_REJECTED, f"Deactivated due to {f['message']}", "Warning")
+            elif event == "check_state" and self.sim.scn.checks.get(f["check"]) is not None \
+                    and self.sim.scn.checks[f["check"]].provisioning:
+                msg = f"Admission check {f['check']} updated state from {f['previous']} to {f['state']}"
+                if f["message"]:
+                    msg += f" with message: {f['message']}"
+                add(t, "Workload", workload_name(sw), sw.spec.namespace, uid("Workload", str(key)),
+                    kc.EVENT_ADMISSION_CHECK_UPDATED, msg, component="kueue-provisioning-request-controller")
+            elif event == "pods_not_ready":
+                self._pod_events(add, t, sw, f["why"])
+            elif event == "released" and sw.spec.readiness == POD_UNSCHEDULABLE:
+                self._pod_events(add, t, sw, POD_UNSCHEDULABLE)
             elif event == "finished":
                 owner_event(t, sw, kc.EVENT_FINISHED_WORKLOAD,
                             f"Workload '{sw.spec.namespace}/{workload_name(sw)}' is declared finished")
@@ -515,6 +754,8 @@ class SnapshotWriter:
             if c.t > self.at:
                 break
             for f in c.evaluated:
+                if f.get("condition_reason") == kc.WAITING_FOR_PODS_READY:
+                    continue   # blockAdmission patches the status only; the candidate is admitted later
                 reason = (f.get("condition_reason") or kc.PENDING) if self.granular else kc.PENDING
                 wl_event(c.t, f["workload"], reason, f["reason"], "Warning")
         out = []
@@ -532,6 +773,35 @@ class SnapshotWriter:
                         "source": {"component": e["component"]}, "type": e["type"]})
         return out
 
+    def _pod_events(self, add, t: float, sw, why: str) -> None:
+        """What kubelet and the scheduler say about pods that never become ready."""
+        n = len(self.sim.pool.nodes)
+        image = "registry.example.com/ml/train:1.0"
+        for i in range(sw.spec.pods):
+            name = self._pod_name(sw, i)
+            ns = sw.spec.namespace
+            pu = uid("Pod", ns, name)
+            if why == POD_UNSCHEDULABLE:
+                add(t, "Pod", name, ns, pu, "FailedScheduling",
+                    f"0/{n} nodes are available: {n} node(s) didn't match Pod's node affinity/selector. preemption: "
+                    f"0/{n} nodes are available: {n} Preemption is not helpful for scheduling.",
+                    "Warning", component="default-scheduler", api="v1")
+            elif why in (IMAGE_PULL_BACKOFF, ERR_IMAGE_PULL):
+                add(t, "Pod", name, ns, pu, "Pulling", f'Pulling image "{image}"', component="kubelet", api="v1")
+                add(t + 2, "Pod", name, ns, pu, "Failed",
+                    f'Failed to pull image "{image}": rpc error: code = NotFound desc = failed to pull and unpack '
+                    f'image "{image}": failed to resolve reference "{image}": not found',
+                    "Warning", component="kubelet", api="v1")
+                add(t + 2, "Pod", name, ns, pu, "Failed", "Error: ErrImagePull", "Warning", component="kubelet",
+                    api="v1")
+                add(t + 3, "Pod", name, ns, pu, "BackOff", f'Back-off pulling image "{image}"', "Warning",
+                    component="kubelet", api="v1")
+                add(t + 3, "Pod", name, ns, pu, "Failed", "Error: ImagePullBackOff", "Warning", component="kubelet",
+                    api="v1")
+            elif why == CRASH_LOOP_BACKOFF:
+                add(t + 10, "Pod", name, ns, pu, "BackOff", "Back-off restarting failed container main in pod "
+                    f"{name}_{ns}({pu})", "Warning", component="kubelet", api="v1")
+
     # -- the controller's Deployment and Configuration ------------------------------------------
     def deployment(self) -> list:
         sim = self.sim
@@ -547,6 +817,13 @@ class SnapshotWriter:
                   "webhook": {"port": 9443},
                   "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
                   "integrations": {"frameworks": ["batch/job", "pod"]}}
+        if sim.scn.wait_for_pods_ready is not None:
+            block = dict(sim.scn.wait_for_pods_ready)
+            if not beta2:
+                block = {"enable": True, **block}
+            config["waitForPodsReady"] = block
+        elif sim.scn.state.configuration is not None and sim.scn.state.configuration.wait_for_pods_ready is not None:
+            config["waitForPodsReady"] = dict(sim.scn.state.configuration.wait_for_pods_ready)
         if sim.config.fair_sharing:
             fs: dict[str, Any] = {"preemptionStrategies": list(sim.config.preemption_strategies)}
             if not beta2:
