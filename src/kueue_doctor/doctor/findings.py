@@ -41,6 +41,8 @@ class CauseId(StrEnum):
     QUOTA_HELD_WITHOUT_PODS = "quota-held-without-pods"
     PREEMPTION_RETRY_STORM = "preemption-retry-storm"
     HEAD_EXCEEDS_MAX_QUOTA = "head-exceeds-max-quota"
+    PODS_READY_TIMEOUT_LOOP = "pods-ready-timeout-loop"
+    ADMISSION_CHECK_STUCK = "admission-check-stuck"
 
 
 class Verdict(StrEnum):
