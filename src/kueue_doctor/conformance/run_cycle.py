@@ -9,12 +9,16 @@ from ..engine.model import AdmissionModel
 from ..engine.queues import ClusterQueueQueue
 from ..engine.scheduler import Entry, Scheduler
 from ..keys import WorkloadKey
+from ..engine.tas.cycle import topology_of
 from .compare import compare_keys, workload_keys
+from .run_tas_assign import _assignment_json as assignment_json
+from .run_tas_assign import _want_assignment as want_assignment
 from .scenario import Scenario
 from .setup import engine_config, prepare_state
 
 # expect keys this runner compares; any other key fails the case (a key it cannot check is not a pass)
 KNOWN_KEYS = ("admitted", "preempted", "pending", "inadmissible")
+PSA_KEYS = {"name", "count", "flavors", "resourceUsage", "topologyAssignment"}
 
 
 def build(scn: Scenario, cfg) -> Scheduler:
@@ -44,14 +48,21 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
                 continue
             if w.get("clusterQueue") != entry.cq_name:
                 diffs.append(f"admitted[{key}].clusterQueue: expected {w.get('clusterQueue')}, got {entry.cq_name}")
+            topo = topology_of(entry.assignment)
             got_psa = [{"name": ps.name, "count": ps.count,
                         "flavors": {r: f.name for r, f in ps.flavors.items()},
-                        "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors}}
+                        "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors},
+                        "topologyAssignment": assignment_json(topo.get(ps.name))}
                        for ps in entry.assignment.pod_sets]
             want_psa = [{"name": p["name"], "count": int(p.get("count", 0)), "flavors": dict(p.get("flavors") or {}),
                          "resourceUsage": {r: Quantity.parse(q).amount(r)
-                                           for r, q in (p.get("resourceUsage") or {}).items()}}
+                                           for r, q in (p.get("resourceUsage") or {}).items()},
+                         "topologyAssignment": want_assignment(p.get("topologyAssignment"))}
                         for p in w.get("podSetAssignments") or []]
+            for p in w.get("podSetAssignments") or []:
+                for k in sorted(set(p) - PSA_KEYS):
+                    diffs.append(f"admitted[{key}].podSetAssignments[{p.get('name')}].{k}: "
+                                 "not compared by the cycle runner")
             if "resourceUsage" not in str(w):
                 for p in got_psa:
                     p.pop("resourceUsage")

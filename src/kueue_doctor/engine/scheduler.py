@@ -39,6 +39,7 @@ from .preemption import Preemptor, Target, blocking_preemption_gates
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
+from .tas.cycle import CycleAssignment, CycleTAS, TASUsage, assignment_usage, explicitly_requests_tas, topology_of
 from .workload import WorkloadInfo, is_admitted, is_variant, parent_ref, variant_flavor
 
 
@@ -141,6 +142,7 @@ class Scheduler:
         self.queues = queues
         self.config = config
         self.limit_ranges = limit_ranges or {}
+        self.tas: CycleTAS | None = None
 
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
@@ -150,6 +152,7 @@ class Scheduler:
         if not heads:
             return res
         preemptor = Preemptor(self.snap, self.config, now)
+        self.tas = self.cycle_tas()
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
         undo: _Undo = []
@@ -239,7 +242,7 @@ class Scheduler:
                  replaced: ReplacedSlice | None = None,
                  nomination: dict[tuple[int, str], str] | None = None) -> FlavorAssigner:
         return FlavorAssigner(wi, cq, self.snap.flavors, self.config, preemptor.simulate, replaced,
-                              nomination=nomination)
+                              nomination=nomination, tas=self.tas)
 
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                         replaced: ReplacedSlice | None = None,
@@ -252,6 +255,7 @@ class Scheduler:
         if mode == PREEMPT:
             targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
             preemptor.forget()
+            self.topology_for_preemption(fa, full, targets)
             if targets:
                 return full, targets
         if self.config.gate("PartialAdmission") and any(
@@ -398,6 +402,13 @@ class Scheduler:
             mode, fits = self._recompute(e, cq, preemptor, cycle_targets)
             a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        elif fits and not self.tas_fits(e, removed) and \
+                self.config.gate("TASRecomputeAssignmentWithinSchedulingCycle"):
+            mode, fits = self._recompute_tas(e, cq, preemptor, removed)
+            a = e.assigned
+            usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        if fits and mode != NO_FIT and not self.tas_fits(e, removed):
+            fits = False
         if mode == NO_FIT:
             e.requeue_reason = R_NO_FIT
             e.reason = a.no_fit_reason or "Pending"
@@ -411,6 +422,7 @@ class Scheduler:
                 reserve = self.resources_to_reserve(cq, a)
                 cq.node.add_usages(reserve)
                 undo.append((cq.node, reserve))
+                self.reserve_tas(e)
             return
         if mode == PREEMPT:
             gates = blocking_preemption_gates(e.wi, self.config)
@@ -425,6 +437,7 @@ class Scheduler:
         if mode == DEFERRED_FIT:
             cq.node.add_usages(usage)
             undo.append((cq.node, usage))
+            self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
             e.inadmissible_msg = "Waiting for the preempted workloads to release quota"
@@ -446,6 +459,7 @@ class Scheduler:
         for t in e.targets:
             cycle_targets.add(t, cq)
         cq.node.add_usages(usage)
+        self.reserve_tas(e)
         if mode == PREEMPT:
             undo.append((cq.node, usage))
             for t in e.targets:
@@ -474,6 +488,82 @@ class Scheduler:
                 return
         e.status = ASSUMED
         res.admitted.append(e)
+
+    # -- topology-aware scheduling: the cycle's TAS snapshots --------------------------------------
+    def cycle_tas(self) -> CycleTAS | None:
+        """The TAS flavor snapshots of this cycle, with the TAS usage of the admitted workloads."""
+        inputs = self.snap.tas_inputs
+        if not inputs.topologies or not self.config.gate("TopologyAwareScheduling"):
+            return None
+        admitted = [u for k, u in self.snap.tas_usage.items() if k in self.snap.workload_cq]
+        return CycleTAS(inputs, self.snap.flavors, self.config.gate, admitted)
+
+    def entry_tas_usage(self, a: Assignment | None) -> TASUsage:
+        if not isinstance(a, CycleAssignment):
+            return []
+        out: TASUsage = []
+        for name, ta in a.topology.items():
+            fl = a.tas_flavor.get(name)
+            if fl is not None:
+                out += assignment_usage(fl, ta, a.single_pod.get(name, {}))
+        return out
+
+    def reserve_tas(self, e: Entry) -> None:
+        if self.tas is not None:
+            self.tas.add(self.entry_tas_usage(e.assignment))
+
+    def tas_fits(self, e: Entry, removed: dict[WorkloadKey, Target]) -> bool:
+        """cq.Fits' TAS part: the entry's topology assignment still has room, with the usage this
+        cycle added (and without the workloads being preempted)."""
+        use = self.entry_tas_usage(e.assignment)
+        if self.tas is None or not use:
+            return True
+        victims = [self.snap.tas_usage.get(k, []) for k in removed]
+        for v in victims:
+            self.tas.remove(v)
+        try:
+            return self.tas.fits(use)
+        finally:
+            for v in victims:
+                self.tas.add(v)
+
+    def _recompute_tas(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
+                       removed: dict[WorkloadKey, Target]) -> tuple[int, bool]:
+        """TASRecomputeAssignmentWithinSchedulingCycle: assign again on the flavors nominated."""
+        preemptor.forget()
+        nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
+        try:
+            a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
+        finally:
+            preemptor.forget()
+        e.assignment, e.targets = a, targets
+        e.wi.last_assignment = a
+        removed = dict(removed)
+        removed.update({t.key: t for t in targets})
+        usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        return a.representative_mode(), self.fits(cq, usage, removed)
+
+    def topology_for_preemption(self, fa: FlavorAssigner, a: Assignment, targets: list[Target]) -> None:
+        """updateAssignmentForTAS: a Preempt assignment gets the topology it would take once its
+        targets are gone (or, with no targets, on an empty cluster) so that it can reserve it."""
+        if self.tas is None or fa.tas is None or not isinstance(a, CycleAssignment):
+            return
+        wl = fa.wi.obj
+        if not (fa.tas_only or any(explicitly_requests_tas(ps) for ps in wl.pod_sets)):
+            return
+        if wl.status.unhealthy_nodes and wl.status.admission is not None and any(
+                ps.topology_assignment is not None for ps in wl.status.admission.pod_set_assignments):
+            return
+        reqs = fa.tas_requests(a, [])
+        victims = [self.snap.tas_usage.get(t.key, []) for t in targets]
+        for v in victims:
+            self.tas.remove(v)
+        try:
+            got, _failure = fa.find_topology(reqs, simulate_empty=not targets)
+        finally:
+            for v in victims:
+                self.tas.add(v)
+        a.topology = got
 
     # -- concurrent admission: variants of one parent, one per flavor ------------------------------
     def admitted_sibling(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot,
@@ -562,6 +652,10 @@ class Scheduler:
         wi.evicted = False
         wi.last_assignment = None
         self.snap.add_workload(wi, e.cq_name, lasting=True)
+        tas_use = self.entry_tas_usage(e.assignment)
+        if tas_use:
+            self.snap.tas_usage[wi.key] = tas_use
+            self.snap.topology_assignments[wi.key] = dict(topology_of(e.assignment))
         q = self.queues.queues.get(e.cq_name)
         if q is not None:
             q.inflight = None
