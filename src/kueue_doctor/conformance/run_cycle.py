@@ -90,6 +90,8 @@ def cycle_record(sched: Scheduler, res: CycleResult, now: datetime, observabilit
     preempted = {t.key for t in res.preempted}
     admitted = {e.key for e in res.admitted}
     for e in res.entries:
+        if e.key in admitted and second_pass(e.wi.obj):
+            continue   # a re-admission after node replacement records neither event
         if e.key in admitted:
             msg = f"Quota reserved in ClusterQueue {e.cq_name}, wait time since queued was {wait_seconds(e.wi, now)}s"
             considered = attempts_for_events(e.assignment)
@@ -120,6 +122,12 @@ def cycle_record(sched: Scheduler, res: CycleResult, now: datetime, observabilit
             o.Condition("QuotaReserved", "False", e.reason or "Pending", e.inadmissible_msg),
             o.Condition("Admitted", "False", "NoReservation", "The workload has no reservation")]
         if not cs:
+            continue
+        if e in res.entries and e.node_failure_eviction:
+            ev(e.key, "Normal", "EvictedDueToNodeFailures", e.node_failure_eviction)
+            continue
+        if second_pass(e.wi.obj):
+            ev(e.key, "Warning", "SecondPassFailed", e.inadmissible_msg)
             continue
         for c in cs:
             if c.type == "QuotaReserved" and not observability:
@@ -169,8 +177,19 @@ def compare_conditions(want: dict, conds: Conditions, before: dict[WorkloadKey, 
     return diffs
 
 
+def second_pass(wl: o.Workload) -> bool:
+    """QueueSecondPassIfNeeded, which upstream's TAS runner calls for every workload: an
+    admitted TAS workload with unhealthy nodes is queued again for node replacement."""
+    return wl.is_true("QuotaReserved") and wl.status.admission is not None and bool(wl.status.unhealthy_nodes)
+
+
 def build(scn: Scenario, cfg) -> Scheduler:
-    return AdmissionModel(prepare_state(scn), cfg).scheduler
+    model = AdmissionModel(prepare_state(scn), cfg)
+    if cfg.gate("TopologyAwareScheduling") and cfg.gate("TASFailedNodeReplacement"):
+        for wi in model.infos.values():
+            if second_pass(wi.obj):
+                model.queues.add(wi)
+    return model.scheduler
 
 
 def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
@@ -193,19 +212,30 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     diffs = [f"expect.{k}: not compared by the cycle runner" for k in exp if k not in KNOWN_KEYS]
     if "admitted" in exp:
         want = exp["admitted"] or {}
-        diffs += compare_keys("admitted", workload_keys(want), admitted)
+        got_keys = set(admitted) | {k for k, w in before.items() if second_pass(w)}
+        diffs += compare_keys("admitted", workload_keys(want), got_keys)
         for key, w in want.items():
-            entry = admitted.get(WorkloadKey.parse(str(key)))
-            if entry is None or entry.assignment is None:
+            wkey = WorkloadKey.parse(str(key))
+            entry = admitted.get(wkey)
+            old_adm = before[wkey].status.admission if wkey in before and second_pass(before[wkey]) else None
+            if entry is not None and entry.assignment is not None:
+                cq_name = entry.cq_name
+                topo = topology_of(entry.assignment)
+                got_psa = [{"name": ps.name, "count": ps.count,
+                            "flavors": {r: f.name for r, f in ps.flavors.items()},
+                            "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors},
+                            "topologyAssignment": assignment_json(topo.get(ps.name))}
+                           for ps in entry.assignment.pod_sets]
+            elif old_adm is not None:   # no replacement found: the admission it held before the cycle
+                cq_name = old_adm.cluster_queue
+                got_psa = [{"name": ps.name, "count": ps.count, "flavors": dict(ps.flavors),
+                            "resourceUsage": {r: q.amount(r) for r, q in ps.resource_usage.items()},
+                            "topologyAssignment": assignment_json(ps.topology_assignment)}
+                           for ps in old_adm.pod_set_assignments]
+            else:
                 continue
-            if w.get("clusterQueue") != entry.cq_name:
-                diffs.append(f"admitted[{key}].clusterQueue: expected {w.get('clusterQueue')}, got {entry.cq_name}")
-            topo = topology_of(entry.assignment)
-            got_psa = [{"name": ps.name, "count": ps.count,
-                        "flavors": {r: f.name for r, f in ps.flavors.items()},
-                        "resourceUsage": {r: ps.requests.get(r, 0) for r in ps.flavors},
-                        "topologyAssignment": assignment_json(topo.get(ps.name))}
-                       for ps in entry.assignment.pod_sets]
+            if w.get("clusterQueue") != cq_name:
+                diffs.append(f"admitted[{key}].clusterQueue: expected {w.get('clusterQueue')}, got {cq_name}")
             want_psa = [{"name": p["name"], "count": int(p.get("count", 0)), "flavors": dict(p.get("flavors") or {}),
                          "resourceUsage": {r: Quantity.parse(q).amount(r)
                                            for r, q in (p.get("resourceUsage") or {}).items()},

@@ -92,7 +92,13 @@ class FlavorAssigner:
             req = ps.total()
             if covers_pods:
                 req["pods"] = ps.count
-            psas.append(PodSetAssignment(name=ps.name, count=ps.count, requests=req))
+            prev = self.previous_psa(ps.name)
+            if prev is not None:   # a second pass works on what the admission holds
+                req = {r: q.amount(r) for r, q in prev.resource_usage.items()}
+                psas.append(PodSetAssignment(name=ps.name, count=prev.count if prev.count is not None else ps.count,
+                                             requests=req))
+            else:
+                psas.append(PodSetAssignment(name=ps.name, count=ps.count, requests=req))
             tr = wi.obj.pod_sets[i].topology_request if i < len(wi.obj.pod_sets) else None
             key = str(i)
             if isinstance(tr, dict) and tr.get("podSetGroupName"):
@@ -116,6 +122,8 @@ class FlavorAssigner:
                     probe["pods"] = len(ids)
             considered: dict[str, Attempt] = {}
             group_flavors: dict[str, FlavorChoice] = {}
+            for i in ids:   # a second pass (TAS node replacement) keeps the flavors it holds
+                group_flavors.update(self.previous_flavors(i))
             reasons: list[str] = []
             error = ""
             status_nofit = ""
@@ -157,6 +165,36 @@ class FlavorAssigner:
         if self.observability:
             out.resolve_no_fit_reason([g.flavors for g in cq.groups])
         return out
+
+    def second_pass(self) -> bool:
+        """A TAS second pass: the workload holds a reservation and has unhealthy nodes."""
+        wl = self.wi.obj
+        return self.tas is not None and wl.is_true("QuotaReserved") and wl.status.admission is not None \
+            and bool(wl.status.unhealthy_nodes)
+
+    def previous_flavors(self, i: int) -> dict[str, FlavorChoice]:
+        if not self.second_pass() or i >= len(self.wi.obj.pod_sets):
+            return {}
+        adm = self.wi.obj.status.admission
+        assert adm is not None
+        name = self.wi.obj.pod_sets[i].name
+        for psa in adm.pod_set_assignments:
+            if psa.name == name:
+                return {r: FlavorChoice(f, FIT) for r, f in psa.flavors.items()}
+        return {}
+
+    def previous_psa(self, name: str) -> o.PodSetAssignment | None:
+        adm = self.wi.obj.status.admission
+        if not self.second_pass() or adm is None:
+            return None
+        for psa in adm.pod_set_assignments:
+            if psa.name == name:
+                return psa
+        return None
+
+    def previous_topology(self, name: str) -> o.TopologyAssignment | None:
+        psa = self.previous_psa(name)
+        return psa.topology_assignment if psa is not None else None
 
     def _append(self, out: Assignment, psa: PodSetAssignment, ps: PodSetRequests) -> None:
         out.pod_sets.append(psa)
@@ -304,6 +342,12 @@ class FlavorAssigner:
             psa = out.pod_sets[i]
             if psa.error or psa.count == 0:
                 continue
+            prev = self.previous_topology(psa.name)
+            if prev is not None:
+                unhealthy = set(self.wi.obj.status.unhealthy_nodes)
+                out.topology[psa.name] = prev
+                if not any(d.values and d.values[-1] in unhealthy for d in prev.domains):
+                    continue
             tas_flavors = sorted({f.name for f in psa.flavors.values() if f.name in self.tas.snaps})
             if not tas_flavors:
                 psa.error = "no TAS flavor assigned"
@@ -350,7 +394,7 @@ class FlavorAssigner:
                 for f in psa.flavors.values():
                     f.mode = PREEMPT
             else:
-                out.topology = got
+                out.topology.update(got)
         unhealthy = bool(self.wi.obj.status.unhealthy_nodes)
         if out.representative_mode() == PREEMPT and not unhealthy:
             _got, failure = self.find_topology(reqs, simulate_empty=True)

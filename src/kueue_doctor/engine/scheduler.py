@@ -56,6 +56,8 @@ class Entry:
     replaced: ReplacedSlice | None = None
     replaced_key: WorkloadKey | None = None
     gates: list[str] = field(default_factory=list)   # closed preemption gates that blocked it (preemptionGated)
+    second_pass: bool = False        # a TAS node replacement of an admitted workload
+    node_failure_eviction: str = ""  # TASFailedNodeReplacementFailFast: why it was evicted
 
     @property
     def key(self) -> WorkloadKey:
@@ -173,6 +175,8 @@ class Scheduler:
             m.wi.eviction_reason = m.reason
             self.snap.cluster_queues[m.cluster_queue].changed()
         for e in entries:
+            if e.second_pass and e.status != ASSUMED:
+                continue   # back to the second-pass queue (or evicted), not to the ClusterQueue's
             if e.status != ASSUMED:
                 reason = e.requeue_reason
                 if e.status in (NOMINATED, SKIPPED) and reason == GENERIC:
@@ -392,6 +396,12 @@ class Scheduler:
             return
         a = e.assigned
         mode = a.representative_mode()
+        e.second_pass = bool(e.wi.obj.status.unhealthy_nodes) and e.wi.obj.is_true("QuotaReserved")
+        if e.second_pass and mode != FIT and self.config.gate("TASFailedNodeReplacementFailFast"):
+            e.node_failure_eviction = ("Workload was evicted as there was no replacement for unhealthy node(s): "
+                                       + ", ".join(e.wi.obj.status.unhealthy_nodes))
+            e.inadmissible_msg = a.message()
+            return
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         # victims in other cohort trees cannot change what this queue can use
         removed = dict(cycle_targets.tree(cq))
@@ -498,24 +508,34 @@ class Scheduler:
         admitted = [u for k, u in self.snap.tas_usage.items() if k in self.snap.workload_cq]
         return CycleTAS(inputs, self.snap.flavors, self.config.gate, admitted)
 
-    def entry_tas_usage(self, a: Assignment | None) -> TASUsage:
+    def entry_tas_usage(self, a: Assignment | None, net_of: o.Workload | None = None) -> TASUsage:
+        """The TAS usage of an assignment; with ``net_of``, only the pods its admission does not
+        already hold in the same domains (ComputeTASNetUsage)."""
         if not isinstance(a, CycleAssignment):
             return []
         out: TASUsage = []
+        prev: dict[str, o.TopologyAssignment] = {}
+        if net_of is not None and net_of.is_true("QuotaReserved") and net_of.status.admission is not None:
+            prev = {p.name: p.topology_assignment for p in net_of.status.admission.pod_set_assignments
+                    if p.topology_assignment is not None}
         for name, ta in a.topology.items():
             fl = a.tas_flavor.get(name)
-            if fl is not None:
-                out += assignment_usage(fl, ta, a.single_pod.get(name, {}))
+            if fl is None:
+                continue
+            old = {tuple(d.values): d.count for d in prev[name].domains} if name in prev else {}
+            net = o.TopologyAssignment(ta.levels, [o.TopologyDomainAssignment(d.values, d.count - old.get(
+                tuple(d.values), 0)) for d in ta.domains if d.count > old.get(tuple(d.values), 0)])
+            out += assignment_usage(fl, net, a.single_pod.get(name, {}))
         return out
 
     def reserve_tas(self, e: Entry) -> None:
         if self.tas is not None:
-            self.tas.add(self.entry_tas_usage(e.assignment))
+            self.tas.add(self.entry_tas_usage(e.assignment, e.wi.obj))
 
     def tas_fits(self, e: Entry, removed: dict[WorkloadKey, Target]) -> bool:
         """cq.Fits' TAS part: the entry's topology assignment still has room, with the usage this
         cycle added (and without the workloads being preempted)."""
-        use = self.entry_tas_usage(e.assignment)
+        use = self.entry_tas_usage(e.assignment, e.wi.obj)
         if self.tas is None or not use:
             return True
         victims = [self.snap.tas_usage.get(k, []) for k in removed]
@@ -646,6 +666,8 @@ class Scheduler:
             if old is not None:
                 self.snap.remove_workload(old, lasting=True)
                 self.queues.state.pop(old.key, None)
+        if wi.key in self.snap.workload_cq:   # a second pass (TAS node replacement) re-admits
+            self.snap.remove_workload(wi, lasting=True)
         wi.usage = usage
         wi.cluster_queue = e.cq_name
         wi.quota_reserved_at = now
