@@ -7,7 +7,7 @@ Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives i
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -145,6 +145,7 @@ class Scheduler:
         self.config = config
         self.limit_ranges = limit_ranges or {}
         self.tas: CycleTAS | None = None
+        self.tas_keys: list[WorkloadKey] = []   # admitted workloads whose TAS usage the cycle counts
 
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
@@ -257,7 +258,11 @@ class Scheduler:
         if mode == FIT:
             return full, []
         if mode == PREEMPT:
-            targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
+            preemptor.tas_fits = self.tas_fit_check(fa, full)
+            try:
+                targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
+            finally:
+                preemptor.tas_fits = None
             preemptor.forget()
             self.topology_for_preemption(fa, full, targets)
             if targets:
@@ -505,8 +510,29 @@ class Scheduler:
         inputs = self.snap.tas_inputs
         if not inputs.topologies or not self.config.gate("TopologyAwareScheduling"):
             return None
-        admitted = [u for k, u in self.snap.tas_usage.items() if k in self.snap.workload_cq]
-        return CycleTAS(inputs, self.snap.flavors, self.config.gate, admitted)
+        self.tas_keys = [k for k in self.snap.tas_usage if k in self.snap.workload_cq]
+        return CycleTAS(inputs, self.snap.flavors, self.config.gate, [self.snap.tas_usage[k] for k in self.tas_keys])
+
+    def tas_fit_check(self, fa: FlavorAssigner, a: Assignment) -> Callable[[], bool] | None:
+        """For preemption: does the topology request fit once the workloads the preemptor has
+        taken out of the snapshot so far are gone (workloadFits' TAS part)?"""
+        tas = self.tas
+        if tas is None or fa.tas is None or not isinstance(a, CycleAssignment):
+            return None
+        reqs = fa.tas_requests(a, [])
+        if not reqs:
+            return None
+
+        def fits() -> bool:
+            gone = [self.snap.tas_usage[k] for k in self.tas_keys if k not in self.snap.workload_cq]
+            for g in gone:
+                tas.remove(g)
+            try:
+                return fa.find_topology(reqs, simulate_empty=False)[1] is None
+            finally:
+                for g in gone:
+                    tas.add(g)
+        return fits
 
     def entry_tas_usage(self, a: Assignment | None, net_of: o.Workload | None = None) -> TASUsage:
         """The TAS usage of an assignment; with ``net_of``, only the pods its admission does not
