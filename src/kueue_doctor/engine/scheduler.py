@@ -146,6 +146,7 @@ class Scheduler:
         self.limit_ranges = limit_ranges or {}
         self.tas: CycleTAS | None = None
         self.tas_keys: list[WorkloadKey] = []   # admitted workloads whose TAS usage the cycle counts
+        self.tas_removed: set[WorkloadKey] = set()   # ... whose usage is taken off for a simulation
 
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
@@ -524,7 +525,8 @@ class Scheduler:
             return None
 
         def fits() -> bool:
-            gone = [self.snap.tas_usage[k] for k in self.tas_keys if k not in self.snap.workload_cq]
+            gone = [self.snap.tas_usage[k] for k in self.tas_keys
+                    if k not in self.snap.workload_cq and k not in self.tas_removed]
             for g in gone:
                 tas.remove(g)
             try:
@@ -554,6 +556,23 @@ class Scheduler:
             out += assignment_usage(fl, net, a.single_pod.get(name, {}))
         return out
 
+    def remove_tas_usage(self, removed: dict[WorkloadKey, Target]) -> list[WorkloadKey]:
+        """Take the TAS usage of ``removed`` off the cycle's TAS snapshots (undo: restore_tas_usage)."""
+        if self.tas is None:
+            return []
+        keys = [k for k in removed if k in self.snap.tas_usage and k not in self.tas_removed]
+        for k in keys:
+            self.tas.remove(self.snap.tas_usage[k])
+            self.tas_removed.add(k)
+        return keys
+
+    def restore_tas_usage(self, keys: list[WorkloadKey]) -> None:
+        if self.tas is None:
+            return
+        for k in keys:
+            self.tas.add(self.snap.tas_usage[k])
+            self.tas_removed.discard(k)
+
     def reserve_tas(self, e: Entry) -> None:
         if self.tas is not None:
             self.tas.add(self.entry_tas_usage(e.assignment, e.wi.obj))
@@ -564,14 +583,11 @@ class Scheduler:
         use = self.entry_tas_usage(e.assignment, e.wi.obj)
         if self.tas is None or not use:
             return True
-        victims = [self.snap.tas_usage.get(k, []) for k in removed]
-        for v in victims:
-            self.tas.remove(v)
+        gone = self.remove_tas_usage(removed)
         try:
             return self.tas.fits(use)
         finally:
-            for v in victims:
-                self.tas.add(v)
+            self.restore_tas_usage(gone)
 
     def _recompute_tas(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                        removed: dict[WorkloadKey, Target]) -> tuple[int, bool]:
@@ -601,14 +617,11 @@ class Scheduler:
                 ps.topology_assignment is not None for ps in wl.status.admission.pod_set_assignments):
             return
         reqs = fa.tas_requests(a, [])
-        victims = [self.snap.tas_usage.get(t.key, []) for t in targets]
-        for v in victims:
-            self.tas.remove(v)
+        gone = self.remove_tas_usage({t.key: t for t in targets})
         try:
             got, _failure = fa.find_topology(reqs, simulate_empty=not targets)
         finally:
-            for v in victims:
-                self.tas.add(v)
+            self.restore_tas_usage(gone)
         a.topology = got
 
     # -- concurrent admission: variants of one parent, one per flavor ------------------------------
@@ -650,11 +663,13 @@ class Scheduler:
         tree = cycle_targets.tree(cq)
         for t in tree.values():
             self.snap.remove_workload(t.wi)
+        tas_gone = self.remove_tas_usage(tree)   # SimulateWorkloadRemoval takes TAS usage off too
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
+            self.restore_tas_usage(tas_gone)
             for t in tree.values():
                 self.snap.add_workload(t.wi, t.cluster_queue)
         mode = a.representative_mode()
