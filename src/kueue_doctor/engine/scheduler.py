@@ -423,6 +423,8 @@ class Scheduler:
             mode, fits = self._recompute_tas(e, cq, preemptor, removed)
             a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        removed = dict(cycle_targets.tree(cq))   # after a recompute: its targets
+        removed.update({t.key: t for t in e.targets})
         if fits and mode != NO_FIT and not self.tas_fits(e, removed):
             fits = False
         if mode == NO_FIT:
