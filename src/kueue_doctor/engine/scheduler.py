@@ -186,6 +186,7 @@ class Scheduler:
                 self.queues.requeue(e.wi, reason, now)
         for e in inadmissible:
             self.queues.requeue(e.wi, e.requeue_reason, now)
+        self.tas = None   # the TAS snapshots belong to this cycle (callers outside one get no TAS yet)
         return res
 
     # -- nomination ---------------------------------------------------------------------
