@@ -15,6 +15,7 @@ from ..api.quantity import format_amount
 from .assignment import (
     BEST,
     EXCEEDS_MAX_QUOTA,
+    FIT,
     MODE_TO_POSSIBILITY,
     NO_FIT,
     NO_MATCHING_FLAVOR,
@@ -24,7 +25,9 @@ from .assignment import (
     P_PREEMPT,
     P_RECLAIM,
     POSSIBILITY_TO_MODE,
+    PREEMPT,
     PUBLIC_MODE,
+    TOPOLOGY_PLACEMENT_FAILED,
     WAITING_FOR_QUOTA,
     WORST,
     Assignment,
@@ -39,7 +42,9 @@ from .config import EngineConfig
 from .eligibility import allowed_flavors, flavor_problem, ignores_undeclared
 from .quota import FR
 from .snapshot import ClusterQueueSnapshot
-from .workload import PodSetRequests, WorkloadInfo
+from .tas import TASPodSetRequest, find_topology_assignments
+from .tas.cycle import CycleAssignment, CycleTAS, flavor_match_problem, tas_only, tas_requested
+from .workload import PodSetRequests, WorkloadInfo, pod_requests
 
 # (cq, workload, fr, quantity) -> (possibility, borrowing level after preemption)
 Oracle = Callable[[ClusterQueueSnapshot, WorkloadInfo, FR, int], tuple[int, int]]
@@ -57,7 +62,7 @@ class FlavorAssigner:
     def __init__(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, flavors: dict[str, o.ResourceFlavor],
                  config: EngineConfig, oracle: Oracle, replaced: ReplacedSlice | None = None,
                  last_tried: list[dict[str, int]] | None = None,
-                 nomination: dict[tuple[int, str], str] | None = None):
+                 nomination: dict[tuple[int, str], str] | None = None, tas: CycleTAS | None = None):
         self.wi = wi
         self.cq = cq
         self.flavors = flavors
@@ -68,6 +73,9 @@ class FlavorAssigner:
         self.nomination = nomination
         self.observability = config.gate("UnadmittedWorkloadsObservability")
         self.allowed_flavors = allowed_flavors(wi, config)
+        self.tas = tas if tas is not None and config.gate("TopologyAwareScheduling") else None
+        self.tas_only = self.tas is not None and tas_only(
+            [f for g in cq.groups for f in g.flavors], flavors, self.tas.inputs.topologies)
 
     def ignore_undeclared(self) -> bool:
         return ignores_undeclared(self.config)
@@ -76,7 +84,7 @@ class FlavorAssigner:
         wi, cq = self.wi, self.cq
         pod_sets = (wi.pod_sets if counts is None
                     else [ps.scaled_to(c) for ps, c in zip(wi.pod_sets, counts, strict=True)])
-        out = Assignment()
+        out = CycleAssignment()
         covers_pods = cq.covers("pods")
         groups: dict[str, list[int]] = {}
         psas: list[PodSetAssignment] = []
@@ -84,7 +92,13 @@ class FlavorAssigner:
             req = ps.total()
             if covers_pods:
                 req["pods"] = ps.count
-            psas.append(PodSetAssignment(name=ps.name, count=ps.count, requests=req))
+            prev = self.previous_psa(ps.name)
+            if prev is not None:   # a second pass works on what the admission holds
+                req = {r: q.amount(r) for r, q in prev.resource_usage.items()}
+                psas.append(PodSetAssignment(name=ps.name, count=prev.count if prev.count is not None else ps.count,
+                                             requests=req))
+            else:
+                psas.append(PodSetAssignment(name=ps.name, count=ps.count, requests=req))
             tr = wi.obj.pod_sets[i].topology_request if i < len(wi.obj.pod_sets) else None
             key = str(i)
             if isinstance(tr, dict) and tr.get("podSetGroupName"):
@@ -108,6 +122,8 @@ class FlavorAssigner:
                     probe["pods"] = len(ids)
             considered: dict[str, Attempt] = {}
             group_flavors: dict[str, FlavorChoice] = {}
+            for i in ids:   # a second pass (TAS node replacement) keeps the flavors it holds
+                group_flavors.update(self.previous_flavors(i))
             reasons: list[str] = []
             error = ""
             status_nofit = ""
@@ -144,9 +160,41 @@ class FlavorAssigner:
                 if self.observability:
                     out.resolve_no_fit_reason([g.flavors for g in cq.groups])
                 return out
+        if self.tas is not None:
+            self.assign_topology(out, pod_sets)
         if self.observability:
             out.resolve_no_fit_reason([g.flavors for g in cq.groups])
         return out
+
+    def second_pass(self) -> bool:
+        """A TAS second pass: the workload holds a reservation and has unhealthy nodes."""
+        wl = self.wi.obj
+        return self.tas is not None and wl.is_true("QuotaReserved") and wl.status.admission is not None \
+            and bool(wl.status.unhealthy_nodes)
+
+    def previous_flavors(self, i: int) -> dict[str, FlavorChoice]:
+        if not self.second_pass() or i >= len(self.wi.obj.pod_sets):
+            return {}
+        adm = self.wi.obj.status.admission
+        assert adm is not None
+        name = self.wi.obj.pod_sets[i].name
+        for psa in adm.pod_set_assignments:
+            if psa.name == name:
+                return {r: FlavorChoice(f, FIT) for r, f in psa.flavors.items()}
+        return {}
+
+    def previous_psa(self, name: str) -> o.PodSetAssignment | None:
+        adm = self.wi.obj.status.admission
+        if not self.second_pass() or adm is None:
+            return None
+        for psa in adm.pod_set_assignments:
+            if psa.name == name:
+                return psa
+        return None
+
+    def previous_topology(self, name: str) -> o.TopologyAssignment | None:
+        psa = self.previous_psa(name)
+        return psa.topology_assignment if psa is not None else None
 
     def _append(self, out: Assignment, psa: PodSetAssignment, ps: PodSetRequests) -> None:
         out.pod_sets.append(psa)
@@ -198,7 +246,7 @@ class FlavorAssigner:
             if self.allowed_flavors is not None and fname not in self.allowed_flavors:
                 reasons.append(f"skipping flavor {fname} due to WorkloadAllowedResourceFlavorAnnotation annotation")
                 continue
-            problem = self.check_flavor(fname, ids)
+            problem = self.check_flavor(fname, ids, group.covered)
             if problem:
                 reasons.append(problem)
                 attempts.append(Attempt(fname, NO_FIT, reasons=[problem],
@@ -272,8 +320,99 @@ class FlavorAssigner:
                 return best, [], "", attempts
         return best, reasons, "", attempts
 
-    def check_flavor(self, fname: str, ids: list[int]) -> str:
+    def check_flavor(self, fname: str, ids: list[int], covered: list[str] | None = None) -> str:
+        flavor = self.flavors.get(fname)
+        if self.tas is not None and flavor is not None:
+            for i in ids:
+                problem = flavor_match_problem(self.wi.obj.pod_sets[i], fname, flavor, covered or [],
+                                               self.tas_only, self.tas.snaps)
+                if problem:
+                    return problem
         return flavor_problem(fname, self.flavors.get(fname), [self.wi.obj.pod_sets[i].template for i in ids])
+
+    # -- topology-aware scheduling (tas_flavorassigner.go) ---------------------------------------
+    def tas_requests(self, out: CycleAssignment,
+                     pod_sets: list[PodSetRequests]) -> dict[str, list[TASPodSetRequest]]:
+        """WorkloadsTopologyRequests: per TAS flavor, the pod sets to place."""
+        assert self.tas is not None
+        reqs: dict[str, list[TASPodSetRequest]] = {}
+        for i, ps in enumerate(self.wi.obj.pod_sets):
+            if i >= len(out.pod_sets) or not tas_requested(ps, self.tas_only):
+                continue
+            psa = out.pod_sets[i]
+            if psa.error or psa.count == 0:
+                continue
+            prev = self.previous_topology(psa.name)
+            if prev is not None:
+                unhealthy = set(self.wi.obj.status.unhealthy_nodes)
+                out.topology[psa.name] = prev
+                if not any(d.values and d.values[-1] in unhealthy for d in prev.domains):
+                    continue
+            tas_flavors = sorted({f.name for f in psa.flavors.values() if f.name in self.tas.snaps})
+            if not tas_flavors:
+                psa.error = "no TAS flavor assigned"
+                continue
+            if len(tas_flavors) > 1:
+                psa.error = f"more than one TAS flavor assigned: {tas_flavors}"
+                continue
+            single = dict(pod_requests(ps.template))
+            out.tas_flavor[psa.name] = tas_flavors[0]
+            out.single_pod[psa.name] = single
+            reqs.setdefault(tas_flavors[0], []).append(
+                TASPodSetRequest.of_pod_set(ps, psa.count, single))
+            _ = pod_sets
+        return reqs
+
+    def find_topology(self, reqs: dict[str, list[TASPodSetRequest]],
+                      simulate_empty: bool) -> tuple[dict[str, o.TopologyAssignment], tuple[str, str, str] | None]:
+        """FindTopologyAssignmentsForWorkload -> (assignments, first failure (pod set, flavor, reason))."""
+        assert self.tas is not None
+        got: dict[str, o.TopologyAssignment] = {}
+        failure: tuple[str, str, str] | None = None
+        for fname in sorted(reqs):
+            res = find_topology_assignments(self.tas.snaps[fname], reqs[fname], self.config.gate,
+                                            workload=self.wi.obj, simulate_empty=simulate_empty)
+            for r in reqs[fname]:
+                pr = res.get(r.name)
+                if pr is None:
+                    continue
+                if pr.failure_reason:
+                    if failure is None:
+                        failure = (r.name, fname, pr.failure_reason)
+                elif pr.assignment is not None:
+                    got[r.name] = pr.assignment
+        return got, failure
+
+    def assign_topology(self, out: CycleAssignment, pod_sets: list[PodSetRequests]) -> None:
+        reqs = self.tas_requests(out, pod_sets)
+        by_name = {psa.name: psa for psa in out.pod_sets}
+        if out.representative_mode() == FIT:
+            got, failure = self.find_topology(reqs, simulate_empty=False)
+            if failure is not None:
+                psa = by_name[failure[0]]
+                psa.reasons.append(failure[2])
+                for f in psa.flavors.values():
+                    f.mode = PREEMPT
+            else:
+                out.topology.update(got)
+        unhealthy = bool(self.wi.obj.status.unhealthy_nodes)
+        if out.representative_mode() == PREEMPT and not unhealthy:
+            _got, failure = self.find_topology(reqs, simulate_empty=True)
+            if failure is not None:
+                psa = by_name[failure[0]]
+                if self.observability:
+                    for at in psa.attempts:
+                        if at.flavor == failure[1]:
+                            at.mode = NO_FIT
+                            at.no_fit_reason = TOPOLOGY_PLACEMENT_FAILED
+                            break
+                for f in psa.flavors.values():
+                    f.mode = NO_FIT
+            else:
+                for rs in reqs.values():
+                    for r in rs:
+                        for f in by_name[r.name].flavors.values():
+                            f.mode = PREEMPT
 
     def fits_resource_quota(self, fr: FR, assumed: int,
                             request: int) -> tuple[int, int, tuple[list[str], str] | None]:

@@ -8,7 +8,7 @@ preemption_oracle.go. Reference: kueue-semantics.md §5. Fair sharing: fairshari
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -88,6 +88,9 @@ class Preemptor:
         # The flavor assigner's oracle and the nomination that follows often ask the very same
         # question of an unchanged snapshot (one flavor, one resource); answer it once.
         self._memo: tuple[_MemoKey, list[Target]] | None = None
+        # TAS (workloadFits' FindTopologyAssignmentsForWorkload): does the preemptor's topology
+        # request fit with the workloads removed so far? Set by the scheduler around get_targets.
+        self.tas_fits: Callable[[], bool] | None = None
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
@@ -131,7 +134,7 @@ class Preemptor:
                 return False
             if v > node.available(fr):
                 return False
-        return True
+        return self.tas_fits is None or self.tas_fits()
 
     def fill_back(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], targets: list[Target],
                   allow_borrowing: bool) -> list[Target]:

@@ -7,7 +7,7 @@ Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives i
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -40,6 +40,7 @@ from .preemption import Preemptor, Target, blocking_preemption_gates
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
+from .tas.cycle import CycleAssignment, CycleTAS, TASUsage, assignment_usage, explicitly_requests_tas, topology_of
 from .workload import WorkloadInfo, is_admitted, is_variant, parent_ref, variant_flavor
 
 
@@ -56,6 +57,8 @@ class Entry:
     replaced: ReplacedSlice | None = None
     replaced_key: WorkloadKey | None = None
     gates: list[str] = field(default_factory=list)   # closed preemption gates that blocked it (preemptionGated)
+    second_pass: bool = False        # a TAS node replacement of an admitted workload
+    node_failure_eviction: str = ""  # TASFailedNodeReplacementFailFast: why it was evicted
 
     @property
     def key(self) -> WorkloadKey:
@@ -142,6 +145,9 @@ class Scheduler:
         self.queues = queues
         self.config = config
         self.limit_ranges = limit_ranges or {}
+        self.tas: CycleTAS | None = None
+        self.tas_keys: list[WorkloadKey] = []   # admitted workloads whose TAS usage the cycle counts
+        self.tas_removed: set[WorkloadKey] = set()   # ... whose usage is taken off for a simulation
 
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
@@ -151,6 +157,7 @@ class Scheduler:
         if not heads:
             return res
         preemptor = Preemptor(self.snap, self.config, now)
+        self.tas = self.cycle_tas()
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
         undo: _Undo = []
@@ -171,6 +178,8 @@ class Scheduler:
             m.wi.eviction_reason = m.reason
             self.snap.cluster_queues[m.cluster_queue].changed()
         for e in entries:
+            if e.second_pass and e.status != ASSUMED:
+                continue   # back to the second-pass queue (or evicted), not to the ClusterQueue's
             if e.status != ASSUMED:
                 reason = e.requeue_reason
                 if e.status in (NOMINATED, SKIPPED) and reason == GENERIC:
@@ -178,6 +187,7 @@ class Scheduler:
                 self.queues.requeue(e.wi, reason, now)
         for e in inadmissible:
             self.queues.requeue(e.wi, e.requeue_reason, now)
+        self.tas = None   # the TAS snapshots belong to this cycle (callers outside one get no TAS yet)
         return res
 
     # -- nomination ---------------------------------------------------------------------
@@ -245,7 +255,7 @@ class Scheduler:
                  replaced: ReplacedSlice | None = None,
                  nomination: dict[tuple[int, str], str] | None = None) -> FlavorAssigner:
         return FlavorAssigner(wi, cq, self.snap.flavors, self.config, preemptor.simulate, replaced,
-                              nomination=nomination)
+                              nomination=nomination, tas=self.tas)
 
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                         replaced: ReplacedSlice | None = None,
@@ -256,8 +266,13 @@ class Scheduler:
         if mode == FIT:
             return full, []
         if mode == PREEMPT:
-            targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
+            preemptor.tas_fits = self.tas_fit_check(fa, full)
+            try:
+                targets = preemptor.get_targets(wi, cq, full.usage, full.frs_needing_preemption(), memo=True)
+            finally:
+                preemptor.tas_fits = None
             preemptor.forget()
+            self.topology_for_preemption(fa, full, targets)
             if targets:
                 return full, targets
         if self.config.gate("PartialAdmission") and any(
@@ -394,6 +409,12 @@ class Scheduler:
             return
         a = e.assigned
         mode = a.representative_mode()
+        e.second_pass = bool(e.wi.obj.status.unhealthy_nodes) and e.wi.obj.is_true("QuotaReserved")
+        if e.second_pass and mode != FIT and self.config.gate("TASFailedNodeReplacementFailFast"):
+            e.node_failure_eviction = ("Workload was evicted as there was no replacement for unhealthy node(s): "
+                                       + ", ".join(e.wi.obj.status.unhealthy_nodes))
+            e.inadmissible_msg = a.message()
+            return
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         # victims in other cohort trees cannot change what this queue can use
         removed = dict(cycle_targets.tree(cq))
@@ -404,6 +425,15 @@ class Scheduler:
             mode, fits = self._recompute(e, cq, preemptor, cycle_targets)
             a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        elif fits and not self.tas_fits(e, removed) and \
+                self.config.gate("TASRecomputeAssignmentWithinSchedulingCycle"):
+            mode, fits = self._recompute_tas(e, cq, preemptor, removed)
+            a = e.assigned
+            usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        removed = dict(cycle_targets.tree(cq))   # after a recompute: its targets
+        removed.update({t.key: t for t in e.targets})
+        if fits and mode != NO_FIT and not self.tas_fits(e, removed):
+            fits = False
         if mode == NO_FIT:
             e.requeue_reason = R_NO_FIT
             e.reason = a.no_fit_reason or "Pending"
@@ -417,6 +447,7 @@ class Scheduler:
                 reserve = self.resources_to_reserve(cq, a)
                 cq.node.add_usages(reserve)
                 undo.append((cq.node, reserve))
+                self.reserve_tas(e)
             return
         if mode == PREEMPT:
             gates = blocking_preemption_gates(e.wi, self.config)
@@ -431,6 +462,7 @@ class Scheduler:
         if mode == DEFERRED_FIT:
             cq.node.add_usages(usage)
             undo.append((cq.node, usage))
+            self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
             e.inadmissible_msg = "Waiting for the preempted workloads to release quota"
@@ -452,6 +484,7 @@ class Scheduler:
         for t in e.targets:
             cycle_targets.add(t, cq)
         cq.node.add_usages(usage)
+        self.reserve_tas(e)
         if mode == PREEMPT:
             undo.append((cq.node, usage))
             for t in e.targets:
@@ -482,6 +515,125 @@ class Scheduler:
             return
         e.status = ASSUMED
         res.admitted.append(e)
+
+    # -- topology-aware scheduling: the cycle's TAS snapshots --------------------------------------
+    def cycle_tas(self) -> CycleTAS | None:
+        """The TAS flavor snapshots of this cycle, with the TAS usage of the admitted workloads."""
+        inputs = self.snap.tas_inputs
+        if not inputs.topologies or not self.config.gate("TopologyAwareScheduling"):
+            return None
+        self.tas_keys = [k for k in self.snap.tas_usage if k in self.snap.workload_cq]
+        return CycleTAS(inputs, self.snap.flavors, self.config.gate, [self.snap.tas_usage[k] for k in self.tas_keys])
+
+    def tas_fit_check(self, fa: FlavorAssigner, a: Assignment) -> Callable[[], bool] | None:
+        """For preemption: does the topology request fit once the workloads the preemptor has
+        taken out of the snapshot so far are gone (workloadFits' TAS part)?"""
+        tas = self.tas
+        if tas is None or fa.tas is None or not isinstance(a, CycleAssignment):
+            return None
+        reqs = fa.tas_requests(a, [])
+        if not reqs:
+            return None
+
+        def fits() -> bool:
+            gone = [self.snap.tas_usage[k] for k in self.tas_keys
+                    if k not in self.snap.workload_cq and k not in self.tas_removed]
+            for g in gone:
+                tas.remove(g)
+            try:
+                return fa.find_topology(reqs, simulate_empty=False)[1] is None
+            finally:
+                for g in gone:
+                    tas.add(g)
+        return fits
+
+    def entry_tas_usage(self, a: Assignment | None, net_of: o.Workload | None = None) -> TASUsage:
+        """The TAS usage of an assignment; with ``net_of``, only the pods its admission does not
+        already hold in the same domains (ComputeTASNetUsage)."""
+        if not isinstance(a, CycleAssignment):
+            return []
+        out: TASUsage = []
+        prev: dict[str, o.TopologyAssignment] = {}
+        if net_of is not None and net_of.is_true("QuotaReserved") and net_of.status.admission is not None:
+            prev = {p.name: p.topology_assignment for p in net_of.status.admission.pod_set_assignments
+                    if p.topology_assignment is not None}
+        for name, ta in a.topology.items():
+            fl = a.tas_flavor.get(name)
+            if fl is None:
+                continue
+            old = {tuple(d.values): d.count for d in prev[name].domains} if name in prev else {}
+            net = o.TopologyAssignment(ta.levels, [o.TopologyDomainAssignment(d.values, d.count - old.get(
+                tuple(d.values), 0)) for d in ta.domains if d.count > old.get(tuple(d.values), 0)])
+            out += assignment_usage(fl, net, a.single_pod.get(name, {}))
+        return out
+
+    def remove_tas_usage(self, removed: dict[WorkloadKey, Target]) -> list[WorkloadKey]:
+        """Take the TAS usage of ``removed`` off the cycle's TAS snapshots (undo: restore_tas_usage)."""
+        if self.tas is None:
+            return []
+        keys = [k for k in removed if k in self.snap.tas_usage and k not in self.tas_removed]
+        for k in keys:
+            self.tas.remove(self.snap.tas_usage[k])
+            self.tas_removed.add(k)
+        return keys
+
+    def restore_tas_usage(self, keys: list[WorkloadKey]) -> None:
+        if self.tas is None:
+            return
+        for k in keys:
+            self.tas.add(self.snap.tas_usage[k])
+            self.tas_removed.discard(k)
+
+    def reserve_tas(self, e: Entry) -> None:
+        if self.tas is not None:
+            self.tas.add(self.entry_tas_usage(e.assignment, e.wi.obj))
+
+    def tas_fits(self, e: Entry, removed: dict[WorkloadKey, Target]) -> bool:
+        """cq.Fits' TAS part: the entry's topology assignment still has room, with the usage this
+        cycle added (and without the workloads being preempted)."""
+        use = self.entry_tas_usage(e.assignment, e.wi.obj)
+        if self.tas is None or not use:
+            return True
+        gone = self.remove_tas_usage(removed)
+        try:
+            return self.tas.fits(use)
+        finally:
+            self.restore_tas_usage(gone)
+
+    def _recompute_tas(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
+                       removed: dict[WorkloadKey, Target]) -> tuple[int, bool]:
+        """TASRecomputeAssignmentWithinSchedulingCycle: assign again on the flavors nominated."""
+        preemptor.forget()
+        nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
+        try:
+            a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
+        finally:
+            preemptor.forget()
+        e.assignment, e.targets = a, targets
+        e.wi.last_assignment = a
+        removed = dict(removed)
+        removed.update({t.key: t for t in targets})
+        usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
+        return a.representative_mode(), self.fits(cq, usage, removed)
+
+    def topology_for_preemption(self, fa: FlavorAssigner, a: Assignment, targets: list[Target]) -> None:
+        """updateAssignmentForTAS: a Preempt assignment gets the topology it would take once its
+        targets are gone (or, with no targets, on an empty cluster) so that it can reserve it."""
+        if self.tas is None or fa.tas is None or not isinstance(a, CycleAssignment):
+            return
+        wl = fa.wi.obj
+        if not (fa.tas_only or any(explicitly_requests_tas(ps) for ps in wl.pod_sets)):
+            return
+        if wl.status.unhealthy_nodes and wl.status.admission is not None and any(
+                ps.topology_assignment is not None for ps in wl.status.admission.pod_set_assignments):
+            return
+        reqs = fa.tas_requests(a, [])
+        gone = self.remove_tas_usage({t.key: t for t in targets})
+        try:
+            got, _failure = fa.find_topology(reqs, simulate_empty=not targets)
+        finally:
+            self.restore_tas_usage(gone)
+        a.topology = got
 
     # -- concurrent admission: variants of one parent, one per flavor ------------------------------
     def admitted_sibling(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot,
@@ -542,11 +694,13 @@ class Scheduler:
         tree = cycle_targets.tree(cq)
         for t in tree.values():
             self.snap.remove_workload(t.wi)
+        tas_gone = self.remove_tas_usage(tree)   # SimulateWorkloadRemoval takes TAS usage off too
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
+            self.restore_tas_usage(tas_gone)
             for t in tree.values():
                 self.snap.add_workload(t.wi, t.cluster_queue)
         mode = a.representative_mode()
@@ -584,12 +738,18 @@ class Scheduler:
             if old is not None:
                 self.snap.remove_workload(old, lasting=True)
                 self.queues.state.pop(old.key, None)
+        if wi.key in self.snap.workload_cq:   # a second pass (TAS node replacement) re-admits
+            self.snap.remove_workload(wi, lasting=True)
         wi.usage = usage
         wi.cluster_queue = e.cq_name
         wi.quota_reserved_at = now
         wi.evicted = False
         wi.last_assignment = None
         self.snap.add_workload(wi, e.cq_name, lasting=True)
+        tas_use = self.entry_tas_usage(e.assignment)
+        if tas_use:
+            self.snap.tas_usage[wi.key] = tas_use
+            self.snap.topology_assignments[wi.key] = dict(topology_of(e.assignment))
         q = self.queues.queues.get(e.cq_name)
         if q is not None:
             q.inflight = None

@@ -13,6 +13,7 @@ from ..api.state import ClusterState
 from ..keys import WorkloadKey
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
+from .tas.cycle import TASInputs, TASUsage, admitted_usage
 from .workload import CandKey, WorkloadInfo
 
 
@@ -117,6 +118,11 @@ class QuotaSnapshot:
         self.flavors: dict[str, o.ResourceFlavor] = {}
         self.namespaces: dict[str, dict[str, str]] = {}
         self.workload_cq: dict[WorkloadKey, str] = {}
+        # topology-aware scheduling: what the per-cycle TAS snapshots are built from, and the
+        # TAS usage (topology assignments) of admitted workloads
+        self.tas_inputs = TASInputs()
+        self.tas_usage: dict[WorkloadKey, TASUsage] = {}
+        self.topology_assignments: dict[WorkloadKey, dict[str, o.TopologyAssignment]] = {}
 
     # -- workloads -----------------------------------------------------------------
     def add_workload(self, wi: WorkloadInfo, cq_name: str | None = None, lasting: bool = False) -> None:
@@ -158,6 +164,7 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
     snap = QuotaSnapshot()
     snap.flavors = dict(state.resource_flavors)
     snap.namespaces = {n: ns.meta.labels for n, ns in state.namespaces.items()}
+    snap.tas_inputs = TASInputs(dict(state.topologies), list(state.nodes.values()), list(state.pods.values()))
 
     cohort_objs = state.cohorts
     names = set(cohort_objs)
@@ -229,6 +236,10 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
     for wi in workloads:
         if wi.obj.is_true("Finished") or not wi.obj.active:
             continue
+        if state.topologies:
+            tas_use = admitted_usage(wi.obj, state.resource_flavors, state.topologies)
+            if tas_use:
+                snap.tas_usage[wi.key] = tas_use
         if wi.cluster_queue in snap.inactive:
             cq = snap.inactive[wi.cluster_queue]
             cq.workloads[wi.key] = wi

@@ -19,6 +19,7 @@ from .requests import INT32_MAX, GateFn, Resources, TASPodSetRequest, add, count
 from .snapshot import Domain, Leaf, TASFlavorSnapshot, belongs_to, domain_id
 
 NODE_NAME_FIELD = "metadata.name"
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
 @dataclass
@@ -158,12 +159,20 @@ class Placer:
         if not self.s.lowest_is_node:
             return [(lf, 0) for lf in leaves]
         out = []
+        library = self.gate("SchedulerLibraryIntegration")
         for lf in leaves:
             node = lf.node
             if node is None:
                 out.append((lf, 0))
                 continue
             labels = node.meta.labels
+            if library and node.unschedulable and not any(
+                    (t.key == UNSCHEDULABLE_TAINT and t.effect in ("", "NoSchedule")) or
+                    (t.key == "" and t.operator == "Exists") for t in tolerations):
+                # the scheduler library (WAS) keeps unschedulable nodes in the cache and its
+                # NodeUnschedulable filter drops them (was/scheduling_simulator.go)
+                stats.scheduler_library_no_fit += 1
+                continue
             taint = untolerated_taint(node.taints, tolerations) if node.taints else None
             if taint is not None:
                 stats.record_taint(taint)
