@@ -120,3 +120,5 @@ def test_the_snapshot_shows_variants_gates_and_migration(tmp_path):
     assert ev is not None and ev.reason == "FlavorMigration"
     assert spot.meta.annotations["kueue.x-k8s.io/workload-allowed-resource-flavors"] == "spot"
     assert st.cluster_queues["cq"].concurrent_admission_policy is not None
+
+

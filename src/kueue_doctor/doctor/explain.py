@@ -30,6 +30,8 @@ FIT_WORDS = {
     Fit.NO_ELIGIBLE_FLAVOR: "can use none of its ClusterQueue's flavors: not guaranteed",
     Fit.RESOURCE_NOT_COVERED: "requests a resource no resource group of its ClusterQueue covers: never admitted",
     Fit.QUEUE_AT_NOMINAL: "its ClusterQueue already uses all of its nominal quota: not guaranteed",
+    Fit.SIBLING_ADMITTED: "is a concurrent-admission variant whose parent already runs as another variant here: "
+                          "owed nothing (Kueue switches it off, or it waits to migrate)",
 }
 
 

@@ -14,7 +14,7 @@ from ..engine.config import EngineConfig
 from ..engine.eligibility import allowed_flavors, flavor_problem, ignores_undeclared
 from ..engine.quota import FR
 from ..engine.snapshot import ClusterQueueSnapshot
-from ..engine.workload import WorkloadInfo
+from ..engine.workload import WorkloadInfo, parent_ref
 from ..keys import WorkloadKey
 from .observation import QueueObservation
 from .verdict import DEFAULT_MIN_WAIT, Fit, FitVerdict, QueueGuarantee
@@ -55,8 +55,15 @@ class Evaluator:
         for fr, v in unused.items():
             room[fr[1]] = max(room.get(fr[1], 0), v)
         saturated = not any(unused.values())
+        # ConcurrentAdmission: once one variant of a parent holds quota here, the other variants
+        # are switched off or wait to migrate; the parent's work runs, so they owe it nothing
+        running_parents = {uid for w in cq.workloads.values() if (uid := parent_ref(w.obj)[1])}
         for waiting in obs.pending if detail or not saturated else ():
             wi = waiting.workload
+            if running_parents and parent_ref(wi.obj)[1] in running_parents:
+                if detail:
+                    verdicts[wi.key] = FitVerdict(Fit.SIBLING_ADMITTED)
+                continue
             if saturated:  # a queue at or above its nominal quota guarantees nothing more
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.QUEUE_AT_NOMINAL)

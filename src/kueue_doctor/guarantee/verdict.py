@@ -19,6 +19,7 @@ class Fit(StrEnum):
     NO_ELIGIBLE_FLAVOR = "no-eligible-flavor"  # node selector/affinity, taints, allowed flavors
     RESOURCE_NOT_COVERED = "resource-not-covered"   # a requested resource is in no resource group
     QUEUE_AT_NOMINAL = "queue-at-nominal"      # the queue already uses all of its nominal quota
+    SIBLING_ADMITTED = "sibling-admitted"      # a ConcurrentAdmission variant whose parent already runs
 
 
 @dataclass(frozen=True, slots=True)
