@@ -38,6 +38,11 @@ class Condition:
     last_transition_time: datetime | None = None
 
 
+def find_condition(conditions: list[Condition], ctype: str) -> Condition | None:
+    """The condition of type ``ctype`` (objects carry at most one of each type), or None."""
+    return next((c for c in conditions if c.type == ctype), None)
+
+
 @dataclass(slots=True)
 class Toleration:
     key: str = ""
@@ -373,10 +378,7 @@ class Workload:
     kind = "Workload"
 
     def condition(self, ctype: str) -> Condition | None:
-        for c in self.status.conditions:
-            if c.type == ctype:
-                return c
-        return None
+        return find_condition(self.status.conditions, ctype)
 
     def is_true(self, ctype: str) -> bool:
         c = self.condition(ctype)
@@ -400,10 +402,8 @@ class AdmissionCheck:
     kind = "AdmissionCheck"
 
     def active(self) -> bool | None:
-        for c in self.conditions:
-            if c.type == "Active":
-                return c.status == "True"
-        return None
+        c = find_condition(self.conditions, "Active")
+        return None if c is None else c.status == "True"
 
 
 @dataclass(slots=True)
@@ -437,10 +437,7 @@ class ProvisioningRequest:
     kind = "ProvisioningRequest"
 
     def condition(self, ctype: str) -> Condition | None:
-        for c in self.conditions:
-            if c.type == ctype:
-                return c
-        return None
+        return find_condition(self.conditions, ctype)
 
     def is_true(self, ctype: str) -> bool:
         c = self.condition(ctype)
@@ -483,10 +480,8 @@ class Node:
     kind = "Node"
 
     def ready(self) -> bool | None:
-        for c in self.conditions:
-            if c.type == "Ready":
-                return c.status == "True"
-        return None
+        c = find_condition(self.conditions, "Ready")
+        return None if c is None else c.status == "True"
 
 
 @dataclass(slots=True)

@@ -318,7 +318,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
         obj = cq.obj
         cohort = obj.cohort or ""
         root = esnap.cohorts[cohort].root().name if cohort in esnap.cohorts else cohort
-        active_cond = next((c for c in obj.status.conditions if c.type == "Active"), None)
+        active_cond = o.find_condition(obj.status.conditions, "Active")
         qf = QueueFacts(name, cohort, root, cq.strategy, esnap.inactive[name].inactive_reason
                         if name in esnap.inactive else "", active_cond, g, tuple(wi.key for wi in order[name]),
                         not_running, tuple(sorted(not_released, key=lambda n: str(n.key))),

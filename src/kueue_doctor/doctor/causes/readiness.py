@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...api import objects as o
+from ...duration import go
 from ...kueue import constants as kc
 from ...kueue.podsready import resolve
 from ..facts import Facts, WorkloadFacts
 from ..findings import Cause, CauseId, Confidence, Violation
-from ..steps.words import minutes
 
 # what a pod's container waits on that no timeout will cure
 POD_BLOCKERS = ("ImagePullBackOff", "ErrImagePull", "InvalidImageName", "CrashLoopBackOff",
@@ -36,7 +36,7 @@ def pod_blocker(pods: tuple[o.Pod, ...]) -> str:
             if waiting.get("reason") in POD_BLOCKERS:
                 return f"pod {p.meta.name}: {waiting['reason']}" + (f" ({waiting['message']})"
                                                                    if waiting.get("message") else "")
-        sched = next((c for c in p.conditions if c.type == "PodScheduled"), None)
+        sched = o.find_condition(p.conditions, "PodScheduled")
         if sched is not None and sched.status == "False":
             return f"pod {p.meta.name}: not scheduled, {sched.reason}" + (f": {sched.message}" if sched.message else "")
     return ""
@@ -91,7 +91,7 @@ def pods_ready_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
     if settings is not None:
         r = settings.requeuing
         limit = "no limit" if r.backoff_limit_count is None else f"backoffLimitCount {r.backoff_limit_count}"
-        evidence.append(f"waitForPodsReady: timeout {minutes_s(settings.timeout)}, blockAdmission "
+        evidence.append(f"waitForPodsReady: timeout {go(settings.timeout)}, blockAdmission "
                         f"{str(settings.block_admission).lower()}, {limit} ({settings.source})")
     blockers = sorted({lp.blocker.split(": ", 1)[1].split(" (")[0] for lp in loops if lp.blocker})
     why = ", ".join(blockers) or "pods not read"
@@ -107,11 +107,6 @@ def pods_ready_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
                  else "") + ".")
     return [Cause(CauseId.PODS_READY_TIMEOUT_LOOP, Confidence.HIGH, queues, [lp.facts.key for lp in loops], summary,
                   evidence, remedy, weight=sum(len(v.pending_workloads) for v in found if v.cluster_queue in queues))]
-
-
-def minutes_s(seconds: float) -> str:
-    from datetime import timedelta
-    return minutes(timedelta(seconds=seconds))
 
 
 def admission_check_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
