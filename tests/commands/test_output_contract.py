@@ -168,3 +168,19 @@ def test_logs_of_nothing_readable_cannot_tell(tmp_path):
     doc = json.loads(invoke(["logs", str(junk), "-o", "json"]).stdout)
     jsonschema.validate(doc, schema("LogReport"))
     assert doc["unrecognized"] == 2 and doc["files"][0]["recognized"] == 0
+
+
+
+def test_a_closed_pipe_is_left_to_the_entry_point_not_rich():
+    """rich's own broken-pipe handling exits 1, which would read as "a violation or cause found";
+    our console hands the error to the entry point, which exits 141 (docs/cli.md)."""
+    import io
+
+    from kueue_doctor.report.text import console
+
+    class Closed(io.StringIO):
+        def write(self, s):
+            raise BrokenPipeError
+
+    with pytest.raises(BrokenPipeError):
+        console(Closed()).print("a line")

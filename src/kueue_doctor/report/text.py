@@ -20,9 +20,16 @@ GAP = "   "
 STATUS_STYLE = {"pass": "green", "fail": "red", "unknown": "yellow", "skipped": "dim"}
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 here, which the commands use for "found"; let the entry point exit as a
+        # process killed by SIGPIPE would (docs/cli.md, "Exit status")
+        raise BrokenPipeError
+
+
 def console(file: IO[str] | None = None, *, stderr: bool = False) -> Console:
     """A console that never wraps or cuts lines and highlights nothing by itself."""
-    return Console(file=file, stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    return _Console(file=file, stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
 @dataclass(frozen=True, slots=True)
