@@ -11,7 +11,7 @@ resolved), so this holds without importing anything. Layers, lowest first (DESIG
   L2  engine, sources, logs     pure admission semantics; folder/live/collect; the log scanner
   L3  guarantee, frag           the one guarantee; fragmentation measure and placement
   L4  sim, doctor
-  L5  metrics, report
+  L5  metrics, report, sweep
   L6  commands, cli, conformance, __main__
 
 A module may import from its own top-level package (or module) and from lower layers only:
@@ -46,7 +46,7 @@ LAYERS: dict[str, int] = {
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,
     "sim": 4, "doctor": 4,
-    "metrics": 5, "report": 5,
+    "metrics": 5, "report": 5, "sweep": 5,
     "commands": 6, "cli": 6, "conformance": 6, "__main__": 6,
 }
 ENTRY_POINTS = 6  # the top layer: its members may import one another

@@ -27,6 +27,7 @@ COMMANDS = {
     "collect": "collect",
     "logs": "logs",
     "frag": "frag",
+    "sweep": "sweep",
     "serve": "serve",
     "completion": "completion",
 }
@@ -40,6 +41,7 @@ SUMMARIES = {
     "collect": "Gather a snapshot folder from a live cluster (read-only).",
     "logs": "Scan Kueue controller logs for known failure signatures.",
     "frag": "GPU fragmentation: trace replay and placement-policy comparison.",
+    "sweep": "Many quota and fairness configurations x one trace, locally or on Ray.",
     "serve": "Prometheus exporter: violations, pending quota, free slots and causes as metrics.",
     "completion": "Print the shell completion script (bash, zsh, fish).",
 }

@@ -309,6 +309,41 @@ def curves(title: str, x_label: str, y_label: str, series: Sequence[Curve],
     return fig
 
 
+@dataclass(frozen=True)
+class Point:
+    """One configuration of a sweep: its measures (None: not measured) and whether it is on the front."""
+    id: int
+    label: str
+    values: list[float | None]
+    on_front: bool
+
+
+def pareto_scatter(names: Sequence[str], goals: Sequence[str], points: Sequence[Point]) -> Any:
+    """The first two measures as x and y, the Pareto front highlighted and coloured by the third."""
+    fig = go.Figure()
+    for on_front in (False, True):
+        pts = [p for p in points if p.on_front == on_front and p.values[0] is not None and p.values[1] is not None]
+        if not pts:
+            continue
+        marker: dict[str, Any] = {"size": 11 if on_front else 8, "color": VERMILLION if on_front else BLUE,
+                                  "opacity": 1.0 if on_front else 0.45, "line": {"width": 1, "color": "#333"}}
+        if on_front and len(names) > 2:
+            marker.update(color=[p.values[2] for p in pts], colorscale="Viridis", showscale=True,
+                          colorbar={"title": {"text": escape(f"{names[2]} ({goals[2]})")}})
+        fig.add_trace(go.Scatter(
+            x=[p.values[0] for p in pts], y=[p.values[1] for p in pts], mode="markers",
+            name="Pareto front" if on_front else "dominated", marker=marker, text=[escape(p.label) for p in pts],
+            customdata=[p.id for p in pts],
+            hovertemplate=f"config %{{customdata}}<br>%{{text}}<br>{escape(names[0])}=%{{x}}"
+                          f"<br>{escape(names[1])}=%{{y}}<extra></extra>"))
+    _layout(fig, title=f"{names[1]} against {names[0]}", height=520)
+    fig.update_xaxes(title_text=escape(f"{names[0]} ({goals[0]})"), gridcolor="#e6e6e6", showline=True,
+                     linecolor="#888")
+    fig.update_yaxes(title_text=escape(f"{names[1]} ({goals[1]})"), gridcolor="#e6e6e6", showline=True,
+                     linecolor="#888")
+    return fig
+
+
 # -- HTML --------------------------------------------------------------------------------
 def figure_html(fig: Any, div_id: str) -> str:
     """A figure as a ``<div>`` and the script drawing it, for a page made by ``page()``."""

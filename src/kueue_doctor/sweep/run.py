@@ -1,0 +1,64 @@
+"""One configuration x replicate: set the knobs on a fresh copy of the base scenario, perturb
+it with the replicate's seed, simulate, measure. Everything the result depends on comes in as
+arguments, so a local process and a Ray worker give the same row."""
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..sim.scenario import Scenario
+from ..sim.simulator import Simulator
+from .measures import measure
+from .spec import Configuration, Parameter
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs besides the base scenario (which travels once per worker)."""
+    parameters: tuple[Parameter, ...]
+    until: float | None
+    jitter: tuple[tuple[str, float], ...]
+    focus: tuple[str, ...]
+    seed: int
+
+
+def replicate_seed(seed: int, replicate: int) -> int:
+    # common random numbers: replicate r perturbs every configuration the same way, so two
+    # configurations differ by their knobs, not by their draws
+    return seed * 1_000_003 + replicate
+
+
+def configure(base: Scenario, job: Job, config: Configuration) -> Scenario:
+    scn = base
+    for p in job.parameters:
+        p.knob.apply(scn, config.values[p.name], scaled=bool(p.scale))
+    return scn
+
+
+def perturb(scn: Scenario, jitter: dict[str, float], seed: int) -> None:
+    if not jitter or not scn.workloads:
+        return
+    rng = np.random.default_rng(seed)
+    n = len(scn.workloads)
+    runtime = rng.uniform(-1.0, 1.0, n) * jitter.get("runtime", 0.0)
+    arrival = rng.uniform(-1.0, 1.0, n) * jitter.get("arrival", 0.0)
+    ats = sorted(w.at for w in scn.workloads)
+    gap = (ats[-1] - ats[0]) / max(1, n - 1)
+    for w, dr, da in zip(scn.workloads, runtime, arrival, strict=True):
+        w.runtime = max(1.0, round(w.runtime * (1.0 + float(dr)), 3))
+        w.at = max(0.0, round(w.at + float(da) * gap, 3))
+
+
+def run_one(base_bytes: bytes, job: Job, config: Configuration, replicate: int) -> dict[str, Any]:
+    scn: Scenario = pickle.loads(base_bytes)   # a private copy: the simulator changes its scenario
+    configure(scn, job, config)
+    seed = replicate_seed(job.seed, replicate)
+    perturb(scn, dict(job.jitter), seed)
+    sim = Simulator(scn).run(job.until)
+    row: dict[str, Any] = {"config": config.index, "configId": config.id, "replicate": replicate, "seed": seed}
+    row.update({f"param.{k}": v for k, v in config.values.items()})
+    row.update(measure(sim, list(job.focus)))
+    return row
