@@ -59,6 +59,8 @@ CASES = [
     ("validate", "ValidationReport", lambda t: ["validate", str(HOL)], EXIT_OK),
     ("validate-deploy", "ValidationReport", lambda t: ["validate", str(REPO / "deploy")], EXIT_OK),
     ("demo", "DemoResults", lambda t: ["demo"], EXIT_OK),
+    ("forecast", "Forecast",
+     lambda t: ["forecast", "perception/pytorchjob-bevfusion-pretrain-r12-92dbb", str(HOL), "-r", "3"], EXIT_OK),
     ("sweep", "SweepResults",
      lambda t: ["sweep", str(TESTS / "sweep" / "data" / "sweep.yaml"), "--out", str(t / "sweep"), "-j", "1",
                 "--restart"], EXIT_OK),

@@ -522,6 +522,8 @@ class Job:
     succeeded: int = 0
     failed: int = 0
     conditions: list[Condition] = field(default_factory=list)
+    start_time: datetime | None = None                # status.startTime (resumed jobs: the last resume)
+    active_deadline_seconds: int | None = None        # spec.activeDeadlineSeconds: killed after this long
     kind = "Job"
 
 

@@ -525,7 +525,8 @@ def parse_job(f: Fields, version: str) -> o.Job:
     return o.Job(meta=parse_meta(f, True), suspend=spec.bool("suspend"), parallelism=spec.int("parallelism", 1),
                  completions=spec.int("completions"), template=parse_pod_spec(spec.obj("template").obj("spec")),
                  active=st.int("active", 0), succeeded=st.int("succeeded", 0), failed=st.int("failed", 0),
-                 conditions=parse_conditions(st))
+                 conditions=parse_conditions(st), start_time=st.time("startTime"),
+                 active_deadline_seconds=spec.int("activeDeadlineSeconds", None, minimum=0))
 
 
 def parse_deployment(f: Fields, version: str) -> o.Deployment:

@@ -131,6 +131,9 @@ class Simulator:
         self.progress = progress
         self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
         self.variants: dict[WorkloadKey, list[SimWorkload]] = {}   # parent -> its variants
+        # the wall time of simulated time 0: T0 for a scenario, the snapshot's time for a run that
+        # starts from a gathered cluster (sim/restart.py)
+        self.origin = T0
         heap.settle()
 
     def _pods_ready(self, scn: Scenario) -> Resolved:
@@ -148,7 +151,7 @@ class Simulator:
 
     # -- helpers -------------------------------------------------------------------------
     def dt(self, t: float) -> datetime:
-        return T0 + timedelta(seconds=t)
+        return self.origin + timedelta(seconds=t)
 
     @property
     def now(self) -> float:
@@ -167,7 +170,8 @@ class Simulator:
         started = time.perf_counter()
         end = until if until is not None else self.settings.duration
         for spec in sorted(self.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
-            self.events.at(spec.at, "arrive", spec)
+            if WorkloadKey(spec.namespace, spec.name) not in self.workloads:   # not there already (restart.py)
+                self.events.at(spec.at, "arrive", spec)
         for fault in self.scn.faults:
             self.events.at(fault.at, "fault", fault)
         self.events.at(0.0, "sample")
@@ -469,7 +473,7 @@ class Simulator:
         elif ev is not None:
             t = acs.max_retry_time(sw.checks)
             self._kueue_evict(sw, kc.EVICTED_BY_ADMISSION_CHECK, ev.message,
-                              requeue_at=(t - T0).total_seconds() if t is not None else None)
+                              requeue_at=(t - self.origin).total_seconds() if t is not None else None)
         elif sw.admitted_true_at is None and acs.all_ready(wl):
             self._admit_true(sw)
 
@@ -554,7 +558,7 @@ class Simulator:
         elif v.action == podsready.EVICT:
             sw.requeue_count = v.requeue_count
             self._kueue_evict(sw, kc.EVICTED_BY_PODS_READY_TIMEOUT, v.message,
-                              requeue_at=(v.requeue_at - T0).total_seconds() if v.requeue_at else None)
+                              requeue_at=(v.requeue_at - self.origin).total_seconds() if v.requeue_at else None)
 
     # -- evictions by Kueue itself ------------------------------------------------------------
     def _kueue_evict(self, sw: SimWorkload, reason: str, message: str, requeue_at: float | None) -> None:

@@ -1,0 +1,97 @@
+"""When will a pending workload be admitted? Seeded replicates of the simulator started from
+the snapshot (sim/restart.py), each drawing the runtimes still to come from the runtime model;
+the spread of their admission times is the forecast.
+
+Percentiles are nearest-rank over all replicates, a replicate that did not admit the workload
+within the horizon counting as "later than the horizon": P90 is then reported as beyond it
+rather than estimated from the replicates that did."""
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..api.state import ClusterState
+from ..keys import WorkloadKey
+from .restart import RuntimeModel, simulator_from_state
+from .simulator import Simulator
+
+
+class _Admitted(Exception):
+    """Raised from the run's progress hook to stop a replicate once the target is admitted."""
+
+
+@dataclass
+class Replicate:
+    seed: int
+    admitted_at: float | None                    # seconds after the snapshot; None: not within the horizon
+    positions: list[tuple[float, int | None]] = field(default_factory=list)   # (t, 1-based position)
+
+
+def replicate_seed(seed: int, replicate: int) -> int:
+    return seed * 1_000_003 + replicate
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100.0 * len(ordered)) - 1)]
+
+
+def position(sim: Simulator, key: WorkloadKey, cq: str) -> int | None:
+    q = sim.model.queues.queues.get(cq)
+    if q is None:
+        return None
+    for i, wi in enumerate(sim.model.queues.pending_in_order(cq), 1):
+        if wi.key == key:
+            return i
+    return None
+
+
+def run_replicate(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel, seed: int,
+                  horizon: float, sample_every: float, **release: Any) -> Replicate:
+    sim = simulator_from_state(state, now, runtimes, seed, **release)
+    target = sim.workloads[key]
+    rep = Replicate(seed, None)
+    next_sample = [0.0]
+
+    def hook(t: float) -> None:
+        while next_sample[0] <= t and next_sample[0] <= horizon:
+            rep.positions.append((next_sample[0], position(sim, key, target.cluster_queue)))
+            next_sample[0] += sample_every
+        if target.first_admitted_at is not None:
+            raise _Admitted
+
+    rep.positions.append((0.0, position(sim, key, target.cluster_queue)))
+    next_sample[0] = sample_every
+    sim.progress = hook
+    with contextlib.suppress(_Admitted):
+        sim.run(horizon)
+    if target.first_admitted_at is not None:
+        rep.admitted_at = max(0.0, target.first_admitted_at)
+    return rep
+
+
+def ahead_of(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel,
+             **release: Any) -> tuple[str, list[WorkloadKey]]:
+    """The workload's ClusterQueue and the pending workloads before it in its queue order now."""
+    sim = simulator_from_state(state, now, runtimes, 0, **release)
+    cq = sim.workloads[key].cluster_queue
+    order = [wi.key for wi in sim.model.queues.pending_in_order(cq)] if cq else []
+    return cq, order[:order.index(key)] if key in order else order
+
+
+def forecast(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel, replicates: int,
+             seed: int, horizon: float, sample_every: float = 300.0, **release: Any) -> dict[str, Any]:
+    reps = [run_replicate(state, now, key, runtimes, replicate_seed(seed, r), horizon, sample_every, **release)
+            for r in range(replicates)]
+    times = [r.admitted_at if r.admitted_at is not None else math.inf for r in reps]
+    admitted = [t for t in times if math.isfinite(t)]
+    pct = {f"p{q}": nearest_rank(times, q) for q in (10, 50, 90)}
+    return {
+        "replicates": [{"seed": r.seed, "admittedAfterSeconds": r.admitted_at,
+                        "positions": [[t, p] for t, p in r.positions]} for r in reps],
+        "admittedWithinHorizon": len(admitted),
+        "percentiles": {k: (v if math.isfinite(v) else None) for k, v in pct.items()},
+    }

@@ -1,0 +1,181 @@
+"""A simulator that starts from a gathered cluster instead of an empty one.
+
+Simulated time 0 is the snapshot's time. Admitted workloads hold their quota and run for the
+rest of their runtime; pending ones are queued as the snapshot shows them (same creation
+times, priorities, requeue state), so the engine's first cycle sees what Kueue saw. What is not
+in a snapshot, how long each workload will still run, comes from a ``RuntimeModel`` the user can
+read and override. Nodes are not simulated here: admission is decided by quota, and pods run as
+soon as they are released (a TAS or node-bound forecast would need the pods' placement).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from ..api import objects as o
+from ..api.quantity import format_amount
+from ..api.state import ClusterState
+from ..engine.workload import pod_requests
+from ..keys import WorkloadKey
+from .nodes import RUNNING, SimPod
+from .scenario import JOB, Scenario, WorkloadSpec
+from .simulator import QUEUED, RUNNING_W, Simulator, SimWorkload
+
+
+def _time(w: o.Workload, ctype: str) -> datetime | None:
+    c = w.condition(ctype)
+    return c.last_transition_time if c is not None and c.status == "True" else None
+
+
+def finished_durations(state: ClusterState) -> dict[str, list[float]]:
+    """Seconds from admission to Finished of the workloads the snapshot shows finished, per
+    ClusterQueue (Kueue keeps a finished workload's admission and conditions)."""
+    out: dict[str, list[float]] = {}
+    for w in state.workloads.values():
+        end = _time(w, "Finished")
+        start = _time(w, "Admitted") or _time(w, "QuotaReserved")
+        if end is None or start is None or w.status.admission is None:
+            continue
+        seconds = (end - start).total_seconds()
+        if seconds > 0:
+            out.setdefault(w.status.admission.cluster_queue, []).append(seconds)
+    return {cq: sorted(v) for cq, v in sorted(out.items())}
+
+
+def job_deadlines(state: ClusterState) -> dict[WorkloadKey, float]:
+    """activeDeadlineSeconds of the Job that owns each Workload."""
+    out: dict[WorkloadKey, float] = {}
+    for key, w in state.workloads.items():
+        for ref in w.meta.owner_references:
+            if ref.get("kind") != "Job":
+                continue
+            job = state.jobs.get((key.namespace, str(ref.get("name", ""))))
+            if job is not None and job.active_deadline_seconds is not None:
+                out[key] = float(job.active_deadline_seconds)
+    return out
+
+
+@dataclass
+class RuntimeModel:
+    """How long a workload runs, in the order the forecast asks: a fixed runtime the user gave,
+    else the durations of finished workloads of its ClusterQueue (of the whole snapshot when its
+    queue has none), capped by its Job's activeDeadlineSeconds; with neither, the deadline itself."""
+    fixed: float | None = None
+    history: dict[str, list[float]] = field(default_factory=dict)
+    deadlines: dict[WorkloadKey, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_state(cls, state: ClusterState, fixed: float | None = None) -> RuntimeModel:
+        return cls(fixed, finished_durations(state), job_deadlines(state))
+
+    def resampled(self, rng: np.random.Generator) -> RuntimeModel:
+        """The same model over a bootstrap resample of each queue's history: a replicate drawn
+        from it carries the uncertainty of having seen only that many finished workloads."""
+        history = {cq: sorted(float(v[int(i)]) for i in rng.integers(len(v), size=len(v)))
+                   for cq, v in self.history.items() if v}
+        return RuntimeModel(self.fixed, history, dict(self.deadlines))
+
+    def pooled(self) -> list[float]:
+        return sorted(d for v in self.history.values() for d in v)
+
+    def source(self, key: WorkloadKey, cq: str) -> str:
+        if self.fixed is not None:
+            return "--runtime"
+        if self.history.get(cq):
+            return f"{len(self.history[cq])} finished workloads of ClusterQueue {cq}"
+        if self.pooled():
+            return f"{len(self.pooled())} finished workloads of the snapshot (none of {cq})"
+        if key in self.deadlines:
+            return "the Job's activeDeadlineSeconds"
+        return "unknown"
+
+    def known(self, key: WorkloadKey, cq: str) -> bool:
+        return self.source(key, cq) != "unknown"
+
+    def remaining(self, rng: np.random.Generator, key: WorkloadKey, cq: str, elapsed: float) -> float:
+        """Seconds still to run for a workload that has run ``elapsed`` seconds (0: not started)."""
+        deadline = self.deadlines.get(key)
+        if self.fixed is not None:
+            total = self.fixed
+        else:
+            seen = self.history.get(cq) or self.pooled()
+            if seen:
+                # a workload that has run t seconds lasts longer than t: draw among those that did
+                longer = [d for d in seen if d > elapsed] or seen
+                total = float(longer[int(rng.integers(len(longer)))])
+                if total <= elapsed:
+                    total = elapsed + total
+            elif deadline is not None:
+                total = deadline
+            else:
+                raise ValueError(f"no runtime known for {key}")
+        if deadline is not None:
+            total = min(total, deadline)
+        return max(1.0, total - elapsed)
+
+
+def _spec(w: o.Workload, key: WorkloadKey, at: float, runtime: float) -> WorkloadSpec:
+    first = w.pod_sets[0] if w.pod_sets else None
+    per_pod = pod_requests(first.template) if first is not None else {}
+    return WorkloadSpec(at=at, namespace=key.namespace, name=key.name, queue=w.queue_name,
+                        requests={r: format_amount(r, a) for r, a in per_pod.items()},
+                        pods=sum(ps.count for ps in w.pod_sets) or 1,
+                        priority=w.priority or 0, runtime=runtime, kind=JOB)
+
+
+def simulator_from_state(state: ClusterState, now: datetime, runtimes: RuntimeModel, seed: int,
+                         version: str | None = None, gates: dict[str, bool] | None = None,
+                         fair_sharing: dict | None = None) -> Simulator:
+    """A simulator whose time 0 is ``now`` on a copy of ``state``; runtimes drawn with ``seed``.
+
+    Workloads whose runtime the model cannot tell stay as the snapshot has them and are never
+    finished (the caller checks ``runtimes.known`` first and says what is missing)."""
+    st = copy.deepcopy(state)
+    st.pods.clear()
+    st.nodes.clear()
+    scn = Scenario(name="snapshot", state=st, version=version, gates=dict(gates or {}), fair_sharing=fair_sharing)
+    sim = Simulator(scn)
+    sim.origin = now
+    rng = np.random.default_rng(seed)
+    runtimes = runtimes.resampled(rng)
+    for key in sorted(st.workloads, key=str):
+        w = st.workloads[key]
+        if w.is_true("Finished") or not w.active:
+            continue
+        created = w.meta.creation_timestamp or now
+        at = (created - now).total_seconds()
+        wi = sim.model.infos.get(key)
+        if wi is None:
+            continue
+        if w.is_true("QuotaReserved") and w.status.admission is not None:
+            cq = w.status.admission.cluster_queue
+            if key not in sim.model.snapshot.workload_cq:
+                continue    # a ConcurrentAdmission parent: its variants hold the quota
+            start = _time(w, "Admitted") or _time(w, "QuotaReserved") or created
+            elapsed = max(0.0, (now - start).total_seconds())
+            remaining = runtimes.remaining(rng, key, cq, elapsed) if runtimes.known(key, cq) else None
+            spec = _spec(w, key, at, remaining if remaining is not None else 0.0)
+            sw = SimWorkload(spec, key, w, state=RUNNING_W, waiting_since=at, cluster_queue=cq,
+                             admitted_at=-elapsed, first_admitted_at=-elapsed, running_since=-elapsed,
+                             admissions=1, admitted_true_at=-elapsed, pods_ready_at=-elapsed, was_ready=True)
+            sw.pods = [SimPod(key, i, {}, grace=spec.grace) for i in range(spec.pods)]
+            for p in sw.pods:
+                p.phase = RUNNING
+            sim.workloads[key] = sw
+            sim.recorder._usage_change(sw, +1)
+            if remaining is not None:
+                sim.events.at(remaining, "finish", (sw, sw.epoch))
+        else:
+            cq_name = sim.model.queues.cluster_queue_for(wi) or ""
+            runtime = runtimes.remaining(rng, key, cq_name, 0.0) if runtimes.known(key, cq_name) else 3600.0
+            spec = _spec(w, key, at, runtime)
+            sw = SimWorkload(spec, key, w, state=QUEUED, waiting_since=at, cluster_queue=cq_name)
+            sim.workloads[key] = sw
+            if cq_name:
+                sim.recorder.queued_change(cq_name, +1)
+        scn.workloads.append(spec)
+    sim.request_cycle()
+    return sim
