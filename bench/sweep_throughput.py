@@ -61,7 +61,14 @@ def philly_part() -> None:
     scn = parse_scenario(doc, str(ROOT / "bench" / "philly-full.yaml"))
     load = time.perf_counter() - t
     t = time.perf_counter()
-    sim = Simulator(scn).run()
+    last = [t]
+
+    def progress(now: float) -> None:
+        if time.perf_counter() - last[0] > 60:
+            last[0] = time.perf_counter()
+            print(f"  ... simulated {now / 86400:.1f} days after {last[0] - t:.0f} s", file=sys.stderr, flush=True)
+
+    sim = Simulator(scn, progress).run()
     wall = time.perf_counter() - t
     print(f"philly whole trace: {len(scn.workloads)} jobs, load {load:.1f} s, simulated {sim.now / 86400:.1f} days "
           f"in {wall:.1f} s wall (x{sim.now / wall:,.0f} real time), {sim.cycles} cycles")

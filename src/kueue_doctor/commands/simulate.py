@@ -5,6 +5,7 @@ import click
 
 from ..duration import duration
 from ..errors import InputError
+from ..sim.perturb import parse_jitter, perturb
 from ..sim.scenario import load_with
 from ..sim.simulator import Simulator
 from .output import Output, output_options
@@ -24,13 +25,23 @@ def parse_gates(items: tuple[str, ...]) -> dict[str, bool]:
 
 
 def run_scenario(path: str, version: str | None = None, gates: dict | None = None,
-                 until: str | None = None) -> Simulator:
+                 until: str | None = None, seed: int | None = None,
+                 jitter: dict[str, float] | None = None) -> Simulator:
     with phase(f"loading {path}"):
         scn = load_with(path, version, gates)
+        randomise(scn, seed, jitter)
     end = duration(until, "--until") if until else None
     total = end or scn.settings.duration or max([w.at for w in scn.workloads] or [0]) or 1.0
     with bar("simulating", total) as advance:
         return Simulator(scn, advance).run(end)
+
+
+def randomise(scn, seed: int | None, jitter: dict[str, float] | None) -> None:
+    """--seed replaces the scenario's seed; --jitter perturbs its workloads with it (sim/perturb.py)."""
+    if seed is not None:
+        scn.seed = seed
+    if jitter:
+        perturb(scn, jitter, scn.seed)
 
 
 @click.command("simulate")
@@ -46,9 +57,12 @@ def run_scenario(path: str, version: str | None = None, gates: dict | None = Non
 @click.option("--snapshot-at", help="Write the cluster as it stands at this simulated time (e.g. 2h).")
 @click.option("--snapshot-dir", type=click.Path(file_okay=False), help="Folder for --snapshot-at.")
 @click.option("--force", is_flag=True, help="Overwrite a non-empty --snapshot-dir.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of --jitter's draws (default: the scenario's seed).")
+@click.option("--jitter", metavar="runtime=F,arrival=F",
+              help="Perturb runtimes by up to ±F of themselves and arrivals by up to F of the mean gap, seeded.")
 def command(scenario: str, out: Output, html: str | None, timeseries: bool, top: int, until: str | None,
             version: str | None, gates: tuple[str, ...], omit_wall_time: bool, snapshot_at: str | None,
-            snapshot_dir: str | None, force: bool) -> None:
+            snapshot_dir: str | None, force: bool, seed: int | None, jitter: str | None) -> None:
     """Run a simulation SCENARIO (kind: Simulation, docs/simulator.md) or Kueue's
     performance-test generator config, and report admissions, time to admission,
     usage and guarantee violations per ClusterQueue."""
@@ -57,14 +71,17 @@ def command(scenario: str, out: Output, html: str | None, timeseries: bool, top:
     if snapshot_dir and not snapshot_at:
         raise InputError("--snapshot-dir needs --snapshot-at")
     overrides = parse_gates(gates)
+    spread = parse_jitter(jitter) if jitter else None
     if snapshot_at:
         at = duration(snapshot_at, "--snapshot-at")
         if until and at > duration(until, "--until"):
             raise InputError("--snapshot-at is after --until")
         from ..sim.snapshot import snapshot_at as write_at
-        write_at(load_with(scenario, version, overrides), at, snapshot_dir, force)
+        scn = load_with(scenario, version, overrides)
+        randomise(scn, seed, spread)
+        write_at(scn, at, snapshot_dir, force)
     # the summary covers the whole run, so after a snapshot it comes from a second, identical run
-    sim = run_scenario(scenario, version, overrides, until)
+    sim = run_scenario(scenario, version, overrides, until, seed, spread)
     summary = sim.recorder.summary()
     if omit_wall_time:
         summary.pop("wallSeconds")

@@ -7,8 +7,7 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from ..sim.perturb import perturb
 from ..sim.scenario import Scenario
 from ..sim.simulator import Simulator
 from .measures import measure
@@ -36,20 +35,6 @@ def configure(base: Scenario, job: Job, config: Configuration) -> Scenario:
     for p in job.parameters:
         p.knob.apply(scn, config.values[p.name], scaled=bool(p.scale))
     return scn
-
-
-def perturb(scn: Scenario, jitter: dict[str, float], seed: int) -> None:
-    if not jitter or not scn.workloads:
-        return
-    rng = np.random.default_rng(seed)
-    n = len(scn.workloads)
-    runtime = rng.uniform(-1.0, 1.0, n) * jitter.get("runtime", 0.0)
-    arrival = rng.uniform(-1.0, 1.0, n) * jitter.get("arrival", 0.0)
-    ats = sorted(w.at for w in scn.workloads)
-    gap = (ats[-1] - ats[0]) / max(1, n - 1)
-    for w, dr, da in zip(scn.workloads, runtime, arrival, strict=True):
-        w.runtime = max(1.0, round(w.runtime * (1.0 + float(dr)), 3))
-        w.at = max(0.0, round(w.at + float(da) * gap, 3))
 
 
 def run_one(base_bytes: bytes, job: Job, config: Configuration, replicate: int) -> dict[str, Any]:
