@@ -36,7 +36,7 @@ from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
-from .preemption import Preemptor, Target, blocking_preemption_gates
+from .preemption import Preemptor, Target, afs_usage_of, blocking_preemption_gates
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
@@ -260,6 +260,8 @@ class Scheduler:
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                         replaced: ReplacedSlice | None = None,
                         nomination: dict[tuple[int, str], str] | None = None) -> tuple[Assignment, list[Target]]:
+        if preemptor.afs_usage is None:   # the doctor's and explain's preemptors come here too
+            preemptor.afs_usage = afs_usage_of(self.queues)
         fa = self.assigner(wi, cq, preemptor, replaced, nomination)
         full = fa.assign()
         mode = full.representative_mode()
