@@ -652,12 +652,23 @@ class Scheduler:
             return None
         for key in sorted(cq.workloads):
             other = cq.workloads[key]
-            if other.uid == wi.uid or parent_ref(other.obj)[1] != parent_uid or not is_admitted(other):
+            if other.uid == wi.uid or parent_ref(other.obj)[1] != parent_uid or not self.variant_admitted(other, cq):
                 continue
             idx = _flavor_index(other, flavors)
             if idx is not None and (idx < own if more_favourable else idx > own):
                 return other
         return None
+
+    @staticmethod
+    def variant_admitted(wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> bool:
+        """workload.IsAdmitted for a sibling. One whose quota this engine reserved carries no
+        Admitted condition of its own: Kueue wrote Admitted=True in the same patch only if no
+        admission check was left to wait for (admissionchecks.admitted_on_reservation)."""
+        if not is_admitted(wi):
+            return False
+        if wi.obj.is_true("Admitted"):
+            return True
+        return admissionchecks.admitted_on_reservation(wi.obj, cq.obj, {fr[0] for fr in wi.usage})
 
     def migration_allowed(self, e: Entry, cq: ClusterQueueSnapshot) -> bool:
         """isMigrationAllowed: the target flavor is not below migration.constraints.lastAcceptableFlavorName."""
