@@ -58,6 +58,15 @@ def test_pending_and_reserving_counts(hol_source):
             pending[(cq, ACTIVE)] + pending[(cq, INADMISSIBLE)], cq
     assert unadmitted[("perception", "NoReservation", "WaitingForQuota")] == 1      # the head
     assert unadmitted[("perception", "NoReservation", "PendingEvaluation")] == 6    # never tried behind it
+    # per LocalQueue the same workloads, summed back per ClusterQueue
+    per_lq = values(m, "local_queue_unadmitted_workloads")
+    assert per_lq and all(len(k) == 5 for k in per_lq)
+    back: dict[tuple[str, str, str], float] = {}
+    for k, v in per_lq.items():
+        labels = dict(zip(("cluster_queue", "name", "namespace", "reason", "underlying_cause"), k, strict=True))
+        key = (labels["cluster_queue"], labels["reason"], labels["underlying_cause"])
+        back[key] = back.get(key, 0) + v
+    assert back == unadmitted
 
 
 def pending_wl(reason: str, message: str) -> o.Workload:

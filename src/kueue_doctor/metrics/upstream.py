@@ -41,6 +41,8 @@ class UpstreamRows:
     admitted: dict[str, int] = field(default_factory=dict)
     # (cq, reason, underlying_cause); None when the source cannot read workload conditions
     unadmitted: dict[tuple[str, str, str], int] | None = None
+    # (LocalQueue name, namespace, cq, reason, underlying_cause), as kueue_local_queue_unadmitted_workloads
+    lq_unadmitted: dict[tuple[str, str, str, str, str], int] | None = None
     reservation: dict[QuotaKey, float] = field(default_factory=dict)
     usage: dict[QuotaKey, float] = field(default_factory=dict)
     nominal: dict[QuotaKey, float] = field(default_factory=dict)
@@ -131,14 +133,19 @@ def unadmitted_key(wl: o.Workload) -> tuple[str, str] | None:
     return pr.reason, ""
 
 
-def unadmitted_rows(rows: UpstreamRows, workloads: Iterable[tuple[str, o.Workload]]) -> None:
-    """Counts per (ClusterQueue, reason, underlying_cause) of the given (cluster queue, workload)."""
-    rows.unadmitted = {}
-    for cq, wl in workloads:
+def unadmitted_rows(rows: UpstreamRows, workloads: Iterable[tuple[str, str, o.Workload]]) -> None:
+    """Counts per (ClusterQueue, reason, underlying_cause), and per LocalQueue too, of the given
+    (cluster queue, LocalQueue, workload)."""
+    rows.unadmitted, rows.lq_unadmitted = {}, {}
+    for cq, lq, wl in workloads:
         key = unadmitted_key(wl)
-        if cq and key is not None:
-            k = (cq, *key)
-            rows.unadmitted[k] = rows.unadmitted.get(k, 0) + 1
+        if not cq or key is None:
+            continue
+        k = (cq, *key)
+        rows.unadmitted[k] = rows.unadmitted.get(k, 0) + 1
+        if lq:
+            lk = (lq, wl.meta.namespace, cq, *key)
+            rows.lq_unadmitted[lk] = rows.lq_unadmitted.get(lk, 0) + 1
 
 
 def snapshot_upstream(facts: Facts, cqs: dict[str, ClusterQueueSnapshot]) -> UpstreamRows:
@@ -155,7 +162,8 @@ def snapshot_upstream(facts: Facts, cqs: dict[str, ClusterQueueSnapshot]) -> Ups
             key = (name, pending_status(infos[k].obj, strategy))
             rows.pending[key] = rows.pending.get(key, 0) + 1
     skip = (WorkloadState.FINISHED, WorkloadState.INACTIVE, WorkloadState.UNQUEUED)
-    unadmitted_rows(rows, [(wf.cluster_queue, facts.state.workloads[k]) for k, wf in sorted(facts.workloads.items())
+    unadmitted_rows(rows, [(wf.cluster_queue, wf.local_queue, facts.state.workloads[k])
+                           for k, wf in sorted(facts.workloads.items())
                            if wf.state not in skip and k in facts.state.workloads])
     return rows
 
@@ -201,6 +209,10 @@ def render_upstream(rows: UpstreamRows | None) -> Iterator[Metric]:
                      "and underlying_cause (QuotaReserved=False), as kueue_unadmitted_workloads (KEP-10852); "
                      "computed for releases that do not write these reasons.",
                      ["cluster_queue", "reason", "underlying_cause"], rows.unadmitted.items())
+    if rows.lq_unadmitted is not None:
+        yield _gauge("local_queue_unadmitted_workloads", "Workloads not admitted per LocalQueue (name, namespace), "
+                     "cluster_queue, reason and underlying_cause, as kueue_local_queue_unadmitted_workloads.",
+                     ["name", "namespace", "cluster_queue", "reason", "underlying_cause"], rows.lq_unadmitted.items())
     for name, doc, data in (
             ("cluster_queue_resource_reservation", "Quota reserved per flavor and resource, as "
              "kueue_cluster_queue_resource_reservation.", rows.reservation),
