@@ -81,3 +81,31 @@ def test_the_busier_localqueue_is_preempted_first():
 def test_without_afs_or_before_v0_13_priority_decides():
     assert victims(AfsBehaviour(), gate=False) == ["light-job"]
     assert victims(AfsBehaviour.for_release(Version(0, 12, 0))) == ["light-job"]
+
+
+def admitted_in(name: str, queue: str, cluster_queue: str, cpu: str, priority: int) -> dict:
+    d = admitted_wl(name, queue, cpu, priority)
+    d["status"]["admission"]["clusterQueue"] = cluster_queue
+    return d
+
+
+def test_reclaim_takes_the_busier_localqueue_of_the_borrowing_queue_first():
+    # test/integration/singlecluster/scheduler/fairsharing/fair_sharing_test.go, "should preempt a
+    # workload from LQ with higher recent usage": cq1 (AFS, StrictFIFO) borrows from cq2; cq2's new
+    # workload reclaims, and lq-a's priority-10 workload goes, not lq-b's priority-1 one
+    cq1, cq2 = cq("cq1", cpu="16"), cq("cq2", cpu="16", afs_mode=False)
+    cq1["spec"].update(cohortName="all", queueingStrategy="StrictFIFO", preemption={"withinClusterQueue": "Never"})
+    cq2["spec"].update(cohortName="all", preemption={"reclaimWithinCohort": "Any",
+                                                     "withinClusterQueue": "LowerPriority"})
+    lq_c = lq("lq-c")
+    lq_c["spec"]["clusterQueue"] = "cq2"
+    objs = [FLAVOR, cq1, cq2, lq("lq-a", consumed={"cpu": "20"}), lq("lq-b", consumed={"cpu": "12"}), lq_c,
+            admitted_in("high-a", "lq-a", "cq1", "20", 10), admitted_in("low-b", "lq-b", "cq1", "12", 1),
+            wl("reclaimer", "lq-c", "10")]
+
+    def targets(gate: bool) -> list[str]:
+        ec = EngineConfig(gates={"AdmissionFairSharing": gate}, admission_fair_sharing=CFG)
+        res = AdmissionModel(load_documents(objs, "test"), ec).cycle(NOW)
+        return sorted(t.key.name for e in res.entries for t in e.targets)
+    assert targets(True) == ["high-a"]
+    assert targets(False) == ["low-b"]
