@@ -144,7 +144,7 @@ def test_a_sibling_with_quota_but_not_admitted_does_not_count():
 
 
 def test_a_variant_admitted_earlier_in_the_run_is_a_sibling():
-    # the engine's own admissions count as admitted (no admission checks modelled)
+    # the engine's own admissions count as admitted (the queue has no admission check to wait for)
     model, res = _cycle(_state(_variant("v-b", "b")))
     assert [str(e.key) for e in res.admitted] == ["ns/v-b"]
     model.submit(_variant("v-c", "c"))
@@ -240,3 +240,36 @@ def test_the_crds_declare_the_policy_in_v1beta2_only():
     pol = crd["versions"]["v1beta2"]["properties"]["spec"]["properties"]["concurrentAdmissionPolicy"]
     assert pol["properties"]["migration"]["properties"]["mode"]["enum"] == ["TryPreferredFlavors",
                                                                           "RetainFirstAdmission"]
+
+
+def _with_check(st: ClusterState, on_flavors: list[str] | None = None) -> ClusterState:
+    cq = st.cluster_queues["cq"]
+    cq.admission_checks = ["prov"]
+    if on_flavors is not None:
+        cq.admission_check_flavors = {"prov": on_flavors}
+    return st
+
+
+def test_an_engine_admitted_variant_waiting_for_its_checks_is_not_an_admitted_sibling():
+    # scheduler.go prepareWorkload: the reservation admits only when no required check is left
+    # to wait for; findAdmittedSiblingMatching asks workload.IsAdmitted
+    model, res = _cycle(_with_check(_state(_variant("v-b", "b"))))
+    assert [str(e.key) for e in res.admitted] == ["ns/v-b"]
+    model.submit(_variant("v-c", "c"))
+    res = model.cycle(T0)
+    assert [str(e.key) for e in res.admitted] == ["ns/v-c"]      # not skipped: v-b is not admitted yet
+    # nor does a more favourable variant migrate away from it
+    model.submit(_variant("v-a", "a"))
+    res = model.cycle(T0)
+    assert res.migrated == [] and [str(e.key) for e in res.admitted] == ["ns/v-a"]
+
+
+def test_a_check_on_other_flavors_or_ready_in_status_admits_on_reservation():
+    model, _ = _cycle(_with_check(_state(_variant("v-b", "b")), on_flavors=["c"]))
+    model.submit(_variant("v-c", "c"))
+    assert entry(model.cycle(T0), "ns/v-c").inadmissible_msg == "A more favorable variant is already admitted"
+    ready = _variant("v-b", "b")
+    ready.status.check_states = [o.AdmissionCheckState("prov", "Ready", "", T0)]
+    model, _ = _cycle(_with_check(_state(ready)))
+    model.submit(_variant("v-c", "c"))
+    assert entry(model.cycle(T0), "ns/v-c").inadmissible_msg == "A more favorable variant is already admitted"

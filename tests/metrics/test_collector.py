@@ -116,7 +116,8 @@ def test_cause_queues_of_cluster_wide_and_merged_causes():
 
 
 # label names as upstream Kueue spells them (pkg/metrics/metrics.go), and the exporter's own
-UPSTREAM_LABELS = {"cluster_queue", "flavor", "resource", "cohort", "parent_cohort", "root_cohort"}
+UPSTREAM_LABELS = {"cluster_queue", "flavor", "resource", "cohort", "parent_cohort", "root_cohort", "status",
+                   "reason", "underlying_cause", "name", "namespace"}
 OWN_LABELS = {"shape", "id", "version", "python_version", "kueue_version"}
 # kueue-doctor metric -> (upstream Kueue metric of the same quantity, the labels a join uses)
 JOINS = {
@@ -125,6 +126,14 @@ JOINS = {
     "cohort_nominal_quota": ("kueue_cohort_subtree_quota", ("cohort", "flavor", "resource")),
     "cohort_info": ("kueue_cohort_info", ("cohort", "parent_cohort", "root_cohort")),
     "cluster_queue_info": ("kueue_cluster_queue_info", ("cluster_queue", "parent_cohort", "root_cohort")),
+    "pending_workloads": ("kueue_pending_workloads", ("cluster_queue", "status")),
+    "reserving_active_workloads": ("kueue_reserving_active_workloads", ("cluster_queue",)),
+    "admitted_active_workloads": ("kueue_admitted_active_workloads", ("cluster_queue",)),
+    "unadmitted_workloads": ("kueue_unadmitted_workloads", ("cluster_queue", "reason", "underlying_cause")),
+    "local_queue_unadmitted_workloads": ("kueue_local_queue_unadmitted_workloads",
+                                         ("name", "namespace", "cluster_queue", "reason", "underlying_cause")),
+    **{f"cluster_queue_{n}": (f"kueue_cluster_queue_{n}", ("cohort", "cluster_queue", "flavor", "resource"))
+       for n in ("resource_reservation", "resource_usage", "nominal_quota", "borrowing_limit", "lending_limit")},
 }
 
 

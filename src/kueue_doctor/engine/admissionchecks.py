@@ -44,6 +44,18 @@ def checks_for(cq: o.ClusterQueue, flavors: Iterable[str] | None = None) -> list
     return sorted(set(out))
 
 
+def admitted_on_reservation(wl: o.Workload, cq: o.ClusterQueue, flavors: Iterable[str]) -> bool:
+    """Whether the scheduler's quota reservation also admits ``wl`` (scheduler.go prepareWorkload):
+    with no check required for its flavors it is Admitted at once; otherwise only when its status
+    already lists every required check (HasAllRequiredChecks) and all its checks are Ready
+    (SyncAdmittedCondition). Else the check controllers admit it later."""
+    required = checks_for(cq, flavors)
+    if not required:
+        return True
+    listed = {c.name for c in wl.status.check_states}
+    return set(required) <= listed and all_ready(wl)
+
+
 def in_state(wl: o.Workload, state: str) -> list[o.AdmissionCheckState]:
     return [c for c in wl.status.check_states if c.state == state]
 

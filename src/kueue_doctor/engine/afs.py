@@ -52,6 +52,9 @@ LqKey = tuple[str, str]   # (namespace, name)
 
 ENTRY_PENALTY_FIRST = Version(0, 13)     # "Add entrance penalty for admitted Workloads" (#5933)
 LEDGER_FIRST = Version(0, 15)            # "Implement cache for AFS consumed resources" (#7780)
+# "[AFS] Support preemption based on historical LQ's usage" (#5632): preemption candidates of
+# LocalQueues with higher usage go first (scheduler/preemption/common/ordering.go CandidatesOrdering)
+PREEMPTION_ORDER_FIRST = Version(0, 13)
 # "Guard against non-positive LocalQueue fair-sharing weight" (#13481) and "Preserve sub-milli
 # resource contributions in AdmissionFairSharing usage" (#13621): the same releases carry both.
 ZERO_WEIGHT_FIX = Fix(13481, Version(0, 20), (Version(0, 18, 5), Version(0, 19, 1)))
@@ -77,10 +80,12 @@ class AfsBehaviour:
     ledger: bool = True          # False: a LocalQueue without AFS status has usage 0
     zero_weight_inf: bool = True  # False: 0 usage over weight 0 is NaN (sorts first)
     nano: bool = True             # False: every scaled amount truncated to milli units
+    preemption_order: bool = True  # False: LocalQueue usage does not order preemption candidates
 
     @classmethod
     def for_release(cls, version: Version) -> AfsBehaviour:
         return cls(entry_penalty=version >= ENTRY_PENALTY_FIRST, ledger=version >= LEDGER_FIRST,
+                   preemption_order=version >= PREEMPTION_ORDER_FIRST,
                    zero_weight_inf=ZERO_WEIGHT_FIX.carried_by(version), nano=SUB_MILLI_FIX.carried_by(version))
 
 

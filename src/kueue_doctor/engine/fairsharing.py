@@ -116,7 +116,7 @@ def find_candidates(pre: Preemptor, wi: WorkloadInfo, cq: ClusterQueueSnapshot,
     grouped: dict[str, list[WorkloadInfo]] = {}
 
     def collect(source: ClusterQueueSnapshot, policy: str) -> None:
-        found = [c for c in source.sorted_workloads() if c.key in source.workloads
+        found = [c for c in pre.ordered(source) if c.key in source.workloads
                  and uses_resources(c, frs_need) and satisfies_policy(wi, c, policy)]
         if found:
             grouped[source.name] = found

@@ -8,6 +8,7 @@ preemption_oracle.go. Reference: kueue-semantics.md §5. Fair sharing: fairshari
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +17,7 @@ from ..keys import WorkloadKey
 from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
+from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .workload import CandKey, WorkloadInfo, closed_preemption_gates
@@ -29,8 +31,11 @@ VARIANT_REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_R
 
 # (candidate, variant, lowest common ancestor or None within the queue, the candidate's queue)
 Candidate = tuple[WorkloadInfo, int, QuotaNode | None, ClusterQueueSnapshot]
-# CandidatesOrdering: (not evicted, not in the preemptor's queue, priority, -reserved at, uid)
-SortKey = tuple[bool, bool, int, float, str]
+# CandidatesOrdering: (not evicted, not in the preemptor's queue, -LocalQueue usage, priority,
+# -reserved at, uid)
+SortKey = tuple[bool, bool, float, int, float, str]
+# admission fair sharing: a candidate's LocalQueue usage in its ClusterQueue (None: AFS does not order it)
+AfsUsage = Callable[[str, WorkloadInfo], float | None]
 # get_targets' question: (workload, ClusterQueue, usage, resources needing preemption)
 _MemoKey = tuple[WorkloadKey, str, tuple[tuple[FR, int], ...], tuple[FR, ...]]
 
@@ -74,10 +79,35 @@ def uses_resources(wi: WorkloadInfo, frs: set[FR]) -> bool:
     return any(fr in frs for fr in wi.usage)
 
 
-def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> SortKey:
-    """CandidatesOrdering: the first to preempt sorts first."""
+def afs_term(usage: float | None) -> float:
+    """The AFS part of the candidate order: higher LocalQueue usage first. Go's cmp.Compare puts a
+    NaN below every number, so a NaN usage (weight 0, before #13481) goes last."""
+    if usage is None:
+        return 0.0
+    return math.inf if math.isnan(usage) else -usage
+
+
+def candidate_sort_key(wi: WorkloadInfo, cq_name: str, preemptor_cq: str, usage: float | None = None) -> SortKey:
+    """CandidatesOrdering: the first to preempt sorts first. ``usage``: the candidate's LocalQueue
+    usage, given only for candidates in the preemptor's ClusterQueue (ordering.go
+    resourceUsagePreemptionEnabled compares usage only within one ClusterQueue; here that
+    group sorts together, so the tuple order matches the pairwise rule)."""
     k = wi.cand_key
-    return (k[0], cq_name == preemptor_cq, *k[1:])
+    return (k[0], cq_name == preemptor_cq, afs_term(usage), *k[1:])
+
+
+def afs_usage_of(queues: QueueManager) -> AfsUsage | None:
+    """LocalQueue usage as the AFS-ordered ClusterQueues hold it (upstream Info.LocalQueueFSUsage,
+    set only for UsageBasedAdmissionFairSharing queues with AFS enabled); None when no release
+    rule orders preemption by it."""
+    led = queues.afs_ledger
+    if led is None or not led.behaviour.preemption_order:
+        return None
+
+    def usage(cq_name: str, wi: WorkloadInfo) -> float | None:
+        q = queues.queues.get(cq_name)
+        return q.usage(wi) if q is not None else None
+    return usage
 
 
 class Preemptor:
@@ -91,6 +121,8 @@ class Preemptor:
         # TAS (workloadFits' FindTopologyAssignmentsForWorkload): does the preemptor's topology
         # request fit with the workloads removed so far? Set by the scheduler around get_targets.
         self.tas_fits: Callable[[], bool] | None = None
+        # admission fair sharing orders candidates within a ClusterQueue by LocalQueue usage
+        self.afs_usage: AfsUsage | None = None
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
@@ -125,7 +157,19 @@ class Preemptor:
 
     # -- shared helpers ------------------------------------------------------------------
     def sort_key(self, wi: WorkloadInfo, cq_name: str, preemptor_cq: str) -> SortKey:
-        return candidate_sort_key(wi, cq_name, preemptor_cq)
+        usage = self.afs_usage(cq_name, wi) if self.afs_usage is not None and cq_name == preemptor_cq else None
+        return candidate_sort_key(wi, cq_name, preemptor_cq, usage)
+
+    def ordered(self, cq: ClusterQueueSnapshot) -> list[WorkloadInfo]:
+        """A ClusterQueue's admitted workloads in CandidatesOrdering: evicted first, then, where
+        AFS orders the queue, higher LocalQueue usage first, then priority and admission time."""
+        wls = cq.sorted_workloads()
+        if self.afs_usage is None:
+            return wls
+        usage = {w.key: self.afs_usage(cq.name, w) for w in wls}
+        if all(u is None for u in usage.values()):
+            return wls
+        return sorted(wls, key=lambda w: (w.cand_key[0], afs_term(usage[w.key]), *w.cand_key[1:]))
 
     def workload_fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
@@ -191,7 +235,7 @@ class Preemptor:
         p = cq.preemption
         same: list[Candidate] = []
         if p.within_cluster_queue not in ("", "Never"):
-            same = [(c, WITHIN_CQ, None, cq) for c in cq.sorted_workloads()
+            same = [(c, WITHIN_CQ, None, cq) for c in self.ordered(cq)
                     if c.key in cq.workloads and uses_resources(c, frs_need)
                     and satisfies_policy(wi, c, p.within_cluster_queue)]
         hierarchy: list[Iterator[Candidate]] = []
@@ -212,7 +256,7 @@ class Preemptor:
     def _reclaim_candidates(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, cand_cq: ClusterQueueSnapshot,
                             adv: bool, lca: QuotaNode, frs_need: set[FR]) -> Iterator[Candidate]:
         node = cand_cq.node
-        for cand in cand_cq.sorted_workloads():
+        for cand in self.ordered(cand_cq):
             # Removing candidates only lowers this queue's usage: once it stops borrowing, none
             # of its remaining workloads can be a valid reclaim candidate in this search.
             if not any(node.usage.get(fr, 0) > node.nominal(fr) for fr in frs_need):

@@ -36,7 +36,7 @@ from .config import EngineConfig
 from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
-from .preemption import Preemptor, Target, blocking_preemption_gates
+from .preemption import Preemptor, Target, afs_usage_of, blocking_preemption_gates
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
@@ -260,6 +260,8 @@ class Scheduler:
     def get_assignments(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, preemptor: Preemptor,
                         replaced: ReplacedSlice | None = None,
                         nomination: dict[tuple[int, str], str] | None = None) -> tuple[Assignment, list[Target]]:
+        if preemptor.afs_usage is None:   # the doctor's and explain's preemptors come here too
+            preemptor.afs_usage = afs_usage_of(self.queues)
         fa = self.assigner(wi, cq, preemptor, replaced, nomination)
         full = fa.assign()
         mode = full.representative_mode()
@@ -650,12 +652,23 @@ class Scheduler:
             return None
         for key in sorted(cq.workloads):
             other = cq.workloads[key]
-            if other.uid == wi.uid or parent_ref(other.obj)[1] != parent_uid or not is_admitted(other):
+            if other.uid == wi.uid or parent_ref(other.obj)[1] != parent_uid or not self.variant_admitted(other, cq):
                 continue
             idx = _flavor_index(other, flavors)
             if idx is not None and (idx < own if more_favourable else idx > own):
                 return other
         return None
+
+    @staticmethod
+    def variant_admitted(wi: WorkloadInfo, cq: ClusterQueueSnapshot) -> bool:
+        """workload.IsAdmitted for a sibling. One whose quota this engine reserved carries no
+        Admitted condition of its own: Kueue wrote Admitted=True in the same patch only if no
+        admission check was left to wait for (admissionchecks.admitted_on_reservation)."""
+        if not is_admitted(wi):
+            return False
+        if wi.obj.is_true("Admitted"):
+            return True
+        return admissionchecks.admitted_on_reservation(wi.obj, cq.obj, {fr[0] for fr in wi.usage})
 
     def migration_allowed(self, e: Entry, cq: ClusterQueueSnapshot) -> bool:
         """isMigrationAllowed: the target flavor is not below migration.constraints.lastAcceptableFlavorName."""

@@ -14,6 +14,7 @@ from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
 from ..sim.nodes import TERMINATING
 from ..sim.observe import observations
 from ..sim.simulator import EVICTED
+from .upstream import sim_upstream
 from .view import View, all_queues, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
@@ -48,6 +49,7 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT,
     tree_rows(view, esnap)
     if sim.pool:
         free_slot_rows(view, cqs, pending, esnap.flavors, sim.pool.infos)
+    view.upstream = sim_upstream(sim, cqs)
     return view
 
 

@@ -16,6 +16,7 @@ from ..engine.nodes import GPU_RESOURCES, NodeInfo, PodNeeds, count_slots, pod_n
 from ..engine.snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from ..engine.workload import WorkloadInfo
 from ..guarantee import QueueGuarantee
+from .upstream import UpstreamRows
 
 # a pending shape the cluster has never seen is worth a series; thousands are not
 MAX_SHAPES = 64
@@ -42,6 +43,7 @@ class View:
     # None: this source cannot run the doctor's cause analysis
     causes: dict[str, tuple[str, ...]] | None = None
     kueue_version: str = ""            # the Kueue release the served cluster runs, "" if unknown
+    upstream: UpstreamRows | None = None   # upstream Kueue's own quantities (metrics/upstream.py)
 
 
 def cause_queues(causes: Iterable[Cause]) -> dict[str, tuple[str, ...]]:
