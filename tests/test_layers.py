@@ -45,7 +45,7 @@ LAYERS: dict[str, int] = {
     "api": 1,
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,
-    "sim": 4, "doctor": 4,
+    "sim": 4, "doctor": 4, "whatif": 4,
     "metrics": 5, "report": 5,
     "commands": 6, "cli": 6, "conformance": 6, "__main__": 6,
 }
