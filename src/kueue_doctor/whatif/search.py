@@ -191,14 +191,17 @@ def _finish_suggestion(s: Search, chosen: list[Running], out: Outcome, exhaustiv
 
 def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
     """The fewest admitted workloads (then the least resource) whose end admits it. Workloads
-    of one ClusterQueue with the same usage are interchangeable for quota: one stands for
-    its class (the one expected to end first), so sets are tried over classes."""
+    of one ClusterQueue with the same usage, priority and eviction state are interchangeable
+    to the cycle: one stands for its class (the one expected to end first), so sets are tried
+    over classes."""
     cands = running(s, s.tree())
     if not cands:
         return
     classes: dict[tuple, list[Running]] = {}
     for r in cands:
-        classes.setdefault((r.cq, r.usage), []).append(r)
+        w = s.state.workloads[r.key]
+        # preemption tells them apart by priority and by whether they are already being evicted
+        classes.setdefault((r.cq, r.usage, w.priority or 0, w.is_true("Evicted")), []).append(r)
     for members in classes.values():
         members.sort(key=lambda r: (r.ends_in is None, r.ends_in or 0.0, r.key))
     reps = list(classes.values())
