@@ -178,8 +178,11 @@ def _finish_suggestion(s: Search, chosen: list[Running], out: Outcome, exhaustiv
                       "endsIn": r.ends_in if r.ends_in is not None else "unknown"})
     names = ", ".join(str(r.key) for r in chosen)
     known = [r.ends_in for r in chosen if r.ends_in is not None]
-    when = (f"; all expected to end within {max(known):.0f}s" if known and len(known) == len(chosen)
-            else "; when they end is unknown" if not known else "; when some of them end is unknown")
+    one = len(chosen) == 1
+    if known and len(known) == len(chosen):
+        when = f"; {'it is' if one else 'all are'} expected to end within {max(known):.0f}s"
+    else:
+        when = f"; when {'it ends' if one else 'they end' if not known else 'some of them end'} is unknown"
     return {"kind": "finish",
             "summary": f"{len(chosen)} workload{'s' if len(chosen) != 1 else ''} must finish or be preempted: "
                        f"{names}{when}",

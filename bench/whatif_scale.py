@@ -1,0 +1,72 @@
+"""Benchmark: `whatif` on the large folder of bench/doctor_scale.py (run by hand).
+
+    python bench/whatif_scale.py /tmp/big [--generate] [--heads 5]
+
+Generates the folder with doctor_scale's generator when asked (5,000 nodes, 100,000
+Workloads: 50 cohorts x 20 ClusterQueues), loads it once, then runs `whatif` on the first
+pending head of the first ``--heads`` ClusterQueues that have one, and prints per head the
+seconds, the engine runs (trials), and the suggestions found.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folder")
+    ap.add_argument("--generate", action="store_true")
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--workloads", type=int, default=100_000)
+    ap.add_argument("--heads", type=int, default=5)
+    args = ap.parse_args()
+    folder = Path(args.folder)
+    if args.generate or not folder.exists():
+        from doctor_scale import generate
+        t = time.perf_counter()
+        generate(folder, args.nodes, args.workloads, "yaml")
+        print(f"wrote {folder} in {time.perf_counter() - t:.1f} s")
+    import gc
+    gc.set_threshold(50_000, 50, 100)  # as `kueue-doctor` sets it (cli.main)
+    from kueue_doctor.commands.whatif import engine_config
+    from kueue_doctor.doctor.gather import snapshot_time
+    from kueue_doctor.engine.model import AdmissionModel
+    from kueue_doctor.sources.snapshot import load_folder
+    from kueue_doctor.whatif.whatif import what_if
+    t = time.perf_counter()
+    snap = load_folder(str(folder))
+    print(f"load: {time.perf_counter() - t:.1f} s ({len(snap.state.workloads)} workloads, "
+          f"{len(snap.state.nodes)} nodes)")
+    cfg = engine_config(snap.state)
+    now = snapshot_time(snap, None)[0]
+    t = time.perf_counter()
+    model = AdmissionModel(snap.state, cfg)
+    print(f"engine model of the whole cluster: {time.perf_counter() - t:.1f} s")
+    heads = []
+    for cq in sorted(model.snapshot.cluster_queues):
+        pending = model.queues.pending_in_order(cq)
+        if pending:
+            heads.append(pending[0].key)
+        if len(heads) == args.heads:
+            break
+    total = 0.0
+    for key in heads:
+        t = time.perf_counter()
+        doc = what_if(snap.state, cfg, key, now)
+        dt = time.perf_counter() - t
+        total += dt
+        kinds = ", ".join(s["kind"] for s in doc["suggestions"]) or "none"
+        print(f"{key}: {dt:.2f} s, {doc['trials']} engine runs ({dt / max(doc['trials'], 1) * 1000:.0f} ms each), "
+              f"admitsNow={doc['admitsNow']}, suggestions: {kinds}")
+    if heads:
+        print(f"mean per head: {total / len(heads):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
