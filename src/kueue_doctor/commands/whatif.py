@@ -36,12 +36,14 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     """
     from ..doctor.gather import snapshot_time
     from ..report.whatif_text import render
+    from ..whatif.apply import RawObjects
     from ..whatif.whatif import what_if
     snap = load_source(folder, kubeconfig, kube_context, in_cluster)
     key = resolve(snap, workload, namespace, all_namespaces, folder is None, kubeconfig, kube_context, in_cluster)
     now = parse_now(now_text) or snapshot_time(snap, None)[0]
     with phase(f"searching what admits {key}"):
-        doc = what_if(snap.state, engine_config(snap.state), key, now)
+        raw = RawObjects(snap.state.files).get if folder else None
+        doc = what_if(snap.state, engine_config(snap.state), key, now, raw)
     out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
     sys.exit(exit_status(doc))
 

@@ -10,7 +10,7 @@ from ..errors import InputError
 from .merge import merge_patch
 
 
-def _matches(raw: Any, pt: Mapping[str, Any]) -> bool:
+def matches(raw: Any, pt: Mapping[str, Any]) -> bool:
     if not isinstance(raw, dict) or raw.get("kind") != pt["kind"]:
         return False
     meta = raw.get("metadata") or {}
@@ -22,12 +22,12 @@ def _apply_one(docs: list[Any], pt: Mapping[str, Any]) -> bool:
     for i, doc in enumerate(docs):
         if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
             for j, item in enumerate(doc["items"]):
-                if _matches(item, pt):
+                if matches(item, pt):
                     items = list(doc["items"])
                     items[j] = merge_patch(item, pt["mergePatch"])
                     docs[i] = {**doc, "items": items}
                     return True
-        elif _matches(doc, pt):
+        elif matches(doc, pt):
             docs[i] = merge_patch(doc, pt["mergePatch"])
             return True
     return False
@@ -42,3 +42,23 @@ def apply_patches(files: Mapping[str, list[Any]], patches: list[Mapping[str, Any
             where = f" in namespace {pt['namespace']}" if pt.get("namespace") else ""
             raise InputError(f"{pt['kind']} {pt['name']}{where} not found: cannot apply its patch")
     return out
+
+
+class RawObjects:
+    """The objects of a folder's files as written, looked up by kind, namespace and name: what
+    a patch that must give a list in full (a Workload's ``spec.podSets``) is made from. The
+    files are read again on a lookup (rarely needed: not worth keeping every raw object)."""
+
+    def __init__(self, files: list[str]):
+        self.files = files
+
+    def get(self, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        from pathlib import Path
+
+        from ..api.load import decode_documents, raw_objects, read_text
+        for f in self.files:
+            for doc in decode_documents(read_text(Path(f)), f):
+                for raw in raw_objects(doc):
+                    if matches(raw, {"kind": kind, "name": name, "namespace": namespace}):
+                        return raw
+        return None

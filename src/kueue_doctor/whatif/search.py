@@ -459,3 +459,50 @@ def priority_changes(s: Search) -> Iterator[dict[str, Any]]:
            "from": base, "to": final, "lowestValue": value, "priorityClass": wpc.meta.name if wpc else None,
            "patches": [p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": spec})],
            "preempts": victims, "flavors": flavors_of(out)}
+
+
+# -- flavor -------------------------------------------------------------------------------
+def flavor_changes(s: Search, raw: Callable[[str, str, str], dict[str, Any] | None] | None,
+                   limit: int = 2) -> Iterator[dict[str, Any]]:
+    """Another flavor of its ClusterQueue it would fit on now, reached by its pod sets' node
+    selector: the keys of the queue's flavors' node labels are replaced by that flavor's. The
+    patch gives ``spec.podSets`` in full (a merge patch replaces lists), so it is made from the
+    object as written (``raw``); without it the change is only a note."""
+    cq = s.state.cluster_queues[s.cq]
+    names = list(dict.fromkeys(f.name for g in cq.resource_groups for f in g.flavors))
+    flavors = [s.state.resource_flavors[n] for n in names if n in s.state.resource_flavors]
+    keys = {k for rf in flavors for k in rf.node_labels}
+    w = s.workload
+    found = 0
+    for rf in flavors:
+        if not rf.node_labels or found >= limit:
+            continue
+        selectors = {ps.name: {**{k: v for k, v in ps.template.node_selector.items() if k not in keys},
+                               **rf.node_labels} for ps in w.pod_sets}
+        if all(selectors[ps.name] == ps.template.node_selector for ps in w.pod_sets):
+            continue
+        pod_sets = [dataclasses.replace(ps, template=dataclasses.replace(ps.template, node_selector=selectors[ps.name]))
+                    for ps in w.pod_sets]
+        out = s.admits(p.with_workloads(s.state, {s.key: dataclasses.replace(w, pod_sets=pod_sets)}))
+        if not out.admitted or any(f != rf.meta.name for fl in out.flavors.values() for f in fl.values()):
+            continue
+        sel = ", ".join(f"{k}={v}" for k, v in sorted(rf.node_labels.items()))
+        obj = raw("Workload", s.key.namespace, s.key.name) if raw is not None else None
+        if obj is None:
+            s.notes.append(f"it would fit on flavor {rf.meta.name} with nodeSelector {sel}; the source keeps no "
+                           f"object as written to make the patch from (read a folder)")
+            continue
+        raw_sets = [dict(x) for x in (obj.get("spec") or {}).get("podSets") or []]
+        for x in raw_sets:
+            tmpl = dict(x.get("template") or {})
+            spec = dict(tmpl.get("spec") or {})
+            spec["nodeSelector"] = selectors.get(str(x.get("name") or "main"), rf.node_labels)
+            tmpl["spec"] = spec
+            x["template"] = tmpl
+        found += 1
+        yield {"kind": "flavor",
+               "summary": f"run it on flavor {rf.meta.name}: nodeSelector {sel} on its pod sets (on the Job's pod "
+                          f"template too, which Kueue makes the Workload from)",
+               "flavor": rf.meta.name, "nodeSelector": dict(sorted(rf.node_labels.items())),
+               "patches": [p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": {"podSets": raw_sets}})],
+               "preempts": _victims(out), "flavors": flavors_of(out)}

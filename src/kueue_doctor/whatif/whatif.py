@@ -3,6 +3,7 @@ changes that would, each verified by replaying the cycle on the changed state.""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +13,7 @@ from ..errors import InputError
 from ..keys import WorkloadKey
 from . import patches as p
 from .replay import scoped
-from .search import Search, finish_changes, flavors_of, priority_changes, queue_changes, quota_changes
+from .search import Search, finish_changes, flavor_changes, flavors_of, priority_changes, queue_changes, quota_changes
 
 PENDING, ADMITTED, FINISHED, INACTIVE, NO_QUEUE = "Pending", "Admitted", "Finished", "Inactive", "NoQueue"
 
@@ -37,7 +38,10 @@ def status_of(state: ClusterState, key: WorkloadKey) -> tuple[str, str, str]:
     return PENDING, lq.cluster_queue, ""
 
 
-def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: datetime) -> dict[str, Any]:
+def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: datetime,
+            raw: Callable[[str, str, str], dict[str, Any] | None] | None = None) -> dict[str, Any]:
+    """``raw(kind, namespace, name)``: the object as written, for patches that must give a list
+    in full (a Workload's pod sets); None for a source that keeps none (a live cluster)."""
     if key not in state.workloads:
         raise InputError(f"no Workload {key} in the snapshot")
     status, cq, why = status_of(state, key)
@@ -73,11 +77,12 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
         suggestions += list(finish_changes(s))
         suggestions += quota_changes(s)
         suggestions += list(priority_changes(s))
+        suggestions += list(flavor_changes(s, raw))
     doc["suggestions"] = suggestions
     doc["notes"] += s.notes
     if s.budget_spent:
         doc["notes"].append(f"the search stopped after {s.trials} engine runs: a finish set may not be the fewest")
     if not suggestions:
-        doc["notes"].append("no change of finish, quota or priority admits it now")
+        doc["notes"].append("no change of finish, quota, priority or flavor admits it now")
     doc["trials"] = s.trials
     return doc
