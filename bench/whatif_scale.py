@@ -6,6 +6,11 @@ Generates the folder with doctor_scale's generator when asked (5,000 nodes, 100,
 Workloads: 50 cohorts x 20 ClusterQueues), loads it once, then runs `whatif` on the first
 pending head of the first ``--heads`` ClusterQueues that have one, and prints per head the
 seconds, the engine runs (trials), and the suggestions found.
+
+The generator leaves room in most queues, so a head would be admitted as it stands and there
+is nothing to search; with ``--full`` (the default) every ClusterQueue of the heads' cohort
+gets a nominal quota equal to what it uses, in memory, so that no head fits and the search
+runs over the cohort's 20 queues and their running workloads.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--workloads", type=int, default=100_000)
     ap.add_argument("--heads", type=int, default=5)
+    ap.add_argument("--no-full", dest="full", action="store_false")
     args = ap.parse_args()
     folder = Path(args.folder)
     if args.generate or not folder.exists():
@@ -55,6 +61,8 @@ def main() -> None:
             heads.append(pending[0].key)
         if len(heads) == args.heads:
             break
+    if args.full:
+        fill(snap.state, model, {snap.state.cluster_queues[k.namespace].cohort for k in heads})
     total = 0.0
     for key in heads:
         t = time.perf_counter()
@@ -66,6 +74,21 @@ def main() -> None:
               f"admitsNow={doc['admitsNow']}, suggestions: {kinds}")
     if heads:
         print(f"mean per head: {total / len(heads):.2f} s")
+
+
+def fill(state, model, cohorts) -> None:
+    """Nominal quota = usage on every ClusterQueue of ``cohorts`` (in memory)."""
+    import dataclasses
+
+    from kueue_doctor.whatif.patches import with_quotas
+    for name, cqs in model.snapshot.cluster_queues.items():
+        if cqs.obj.cohort not in cohorts:
+            continue
+        cq = state.cluster_queues[name]
+        groups = cq.resource_groups
+        for (flavor, resource), used in cqs.node.usage.items():
+            groups = with_quotas(groups, flavor, "nominalQuota", {resource: used})
+        state.cluster_queues[name] = dataclasses.replace(cq, resource_groups=groups)
 
 
 if __name__ == "__main__":

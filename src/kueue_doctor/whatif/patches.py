@@ -114,7 +114,8 @@ def with_workloads(state: ClusterState, changed: dict[WorkloadKey, o.Workload]) 
 
 
 def deactivated(state: ClusterState, keys: list[WorkloadKey]) -> ClusterState:
-    """``spec.active: false`` on each: Kueue's workload controller evicts them (reason
-    InactiveWorkload) and their quota is released; the engine's snapshot leaves inactive
+    """``spec.active: false`` on each: Kueue's workload controller evicts a deactivated workload
+    that holds quota (upstream pkg/controller/core/workload_controller.go ``Reconcile``, eviction
+    reason ``Deactivated``) and its quota is released; the engine's snapshot leaves inactive
     workloads out (engine/snapshot.py ``build_snapshot``)."""
     return with_workloads(state, {k: dataclasses.replace(state.workloads[k], active=False) for k in keys})

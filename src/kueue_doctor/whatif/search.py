@@ -423,8 +423,10 @@ def _lowest(lo: int, hi: int, admits: Callable[[int], bool]) -> int:
 
 def priority_changes(s: Search) -> Iterator[dict[str, Any]]:
     """The lowest priority at which it preempts its way in: an existing WorkloadPriorityClass
-    when one suffices, else a value; preemption needs a strictly higher priority than its
-    victims', so above the highest priority of the tree nothing more can be gained."""
+    when one suffices, else a value. A victim's priority must be strictly lower than the
+    preemptor's (upstream pkg/scheduler/preemption/preemption.go, ``LowerPriority`` candidates
+    and the cohort's ``reclaimWithinCohort``/``borrowWithinCohort`` thresholds), so above the
+    highest priority admitted in the tree nothing more can be gained."""
     w = s.workload
     base = w.priority if w.priority is not None else 0
     tree = s.tree()
