@@ -208,6 +208,7 @@ def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
     for members in classes.values():
         members.sort(key=lambda r: (r.ends_in is None, r.ends_in or 0.0, r.key))
     reps = list(classes.values())
+    hopeless = _hopeless_alone(s, classes)
     for k in range(1, MAX_FINISH_SET + 1):
         combos = []
         for combo in itertools.combinations_with_replacement(range(len(reps)), k):
@@ -221,6 +222,8 @@ def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
             combos.append((total, chosen))
         combos.sort(key=lambda t: (t[0], [r.key for r in t[1]]))
         for _, chosen in combos:
+            if k == 1 and chosen[0].key in hopeless:
+                continue
             if s.trials >= TRIAL_BUDGET:
                 s.budget_spent = True
                 break
@@ -231,6 +234,28 @@ def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
         if s.budget_spent:
             break
     yield from _greedy_finish(s, cands)
+
+
+def _dominates(a: Running, b: Running) -> bool:
+    ua, ub = dict(a.usage), dict(b.usage)
+    return all(ua.get(fr, 0) >= v for fr, v in ub.items())
+
+
+def _hopeless_alone(s: Search, classes: dict[tuple, list[Running]]) -> set[WorkloadKey]:
+    """Representatives that cannot admit it alone, known from one engine run per group: in a
+    group of one ClusterQueue, priority and eviction state, when the class that frees the most
+    of everything (if one does) does not admit it, no class of the group does alone."""
+    groups: dict[tuple, list[Running]] = {}
+    for (cq, _usage, prio, evicted), members in classes.items():
+        groups.setdefault((cq, prio, evicted), []).append(members[0])
+    out: set[WorkloadKey] = set()
+    for reps in groups.values():
+        if len(reps) < 2:
+            continue
+        top = max(reps, key=lambda r: (r.size(), r.key))
+        if all(_dominates(top, r) for r in reps) and not s.admits(p.deactivated(s.state, [top.key])).admitted:
+            out.update(r.key for r in reps)
+    return out
 
 
 def _greedy_finish(s: Search, cands: list[Running]) -> Iterator[dict[str, Any]]:
