@@ -8,9 +8,10 @@ pending head of the first ``--heads`` ClusterQueues that have one, and prints pe
 seconds, the engine runs (trials), and the suggestions found.
 
 The generator leaves room in most queues, so a head would be admitted as it stands and there
-is nothing to search; with ``--full`` (the default) every ClusterQueue of the heads' cohort
-gets a nominal quota equal to what it uses, in memory, so that no head fits and the search
-runs over the cohort's 20 queues and their running workloads.
+is nothing to search; by default (not with ``--no-full``) every ClusterQueue of the heads'
+cohort gets a nominal quota equal to what it uses and preemption Never, in memory, so that no
+head fits or preempts its way in, and the search runs over the cohort's 20 queues and their
+running workloads (the priority search then ends after one engine run).
 """
 from __future__ import annotations
 
@@ -80,9 +81,10 @@ def main() -> None:
 
 
 def fill(state, model, cohorts) -> None:
-    """Nominal quota = usage on every ClusterQueue of ``cohorts`` (in memory)."""
+    """Nominal quota = usage, and no preemption, on every ClusterQueue of ``cohorts`` (in memory)."""
     import dataclasses
 
+    from kueue_doctor.api import objects as o
     from kueue_doctor.whatif.patches import with_quotas
     for name, cqs in model.snapshot.cluster_queues.items():
         if cqs.obj.cohort not in cohorts:
@@ -91,7 +93,7 @@ def fill(state, model, cohorts) -> None:
         groups = cq.resource_groups
         for (flavor, resource), used in cqs.node.usage.items():
             groups = with_quotas(groups, flavor, "nominalQuota", {resource: used})
-        state.cluster_queues[name] = dataclasses.replace(cq, resource_groups=groups)
+        state.cluster_queues[name] = dataclasses.replace(cq, resource_groups=groups, preemption=o.Preemption())
 
 
 if __name__ == "__main__":
