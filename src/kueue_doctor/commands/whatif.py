@@ -27,9 +27,9 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
             now_text: str | None) -> None:
     """What would admit a pending workload now? The fewest running workloads that must end,
     the smallest quota raise (its own ClusterQueue's, a Cohort's, or another queue lending
-    more), the lowest priority that preempts its way in, or a queue to reactivate; each one
-    checked by running Kueue's scheduling cycle on the changed state, each with the
-    ``kubectl patch --type merge`` patches that make it.
+    more), the lowest priority that preempts its way in, another flavor of its queue with
+    room, or a queue to reactivate; each one checked by running Kueue's scheduling cycle on
+    the changed state, each with the ``kubectl patch --type merge`` patches that make it.
 
     NAME is found as `explain` finds it. Exit 0: it is admitted, the engine admits it as it
     stands, or a change was found; 1: nothing of these admits it; 2: no such workload.
