@@ -10,7 +10,7 @@ resolved), so this holds without importing anything. Layers, lowest first (DESIG
   L1  api                       object model, parsing
   L2  engine, sources, logs     pure admission semantics; folder/live/collect; the log scanner
   L3  guarantee, frag           the one guarantee; fragmentation measure and placement
-  L4  sim, doctor
+  L4  sim, doctor, whatif
   L5  metrics, report, sweep
   L6  commands, cli, conformance, __main__
 
@@ -45,7 +45,7 @@ LAYERS: dict[str, int] = {
     "api": 1,
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,
-    "sim": 4, "doctor": 4,
+    "sim": 4, "doctor": 4, "whatif": 4,
     "metrics": 5, "report": 5, "sweep": 5,
     "commands": 6, "cli": 6, "conformance": 6, "__main__": 6,
 }
