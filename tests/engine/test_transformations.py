@@ -131,6 +131,11 @@ def test_an_invalid_transformation_names_its_field(t, where, problem):
     assert where in str(e.value) and problem in str(e.value)
 
 
+def test_excluded_prefixes_with_ignore_undeclared_are_rejected_as_kueue_does():
+    with pytest.raises(InputError, match="excludeResourcePrefixes is not allowed"):
+        load_documents([configmap({"quotaCheckStrategy": "IgnoreUndeclared", "excludeResourcePrefixes": ["x/"]})], "t")
+
+
 def test_a_second_transformation_of_one_input_is_rejected():
     with pytest.raises(InputError, match=r"transformations\[1\]\.input"):
         load_documents([configmap({"transformations": [{"input": "cpu"}, {"input": "cpu", "strategy": "Replace"}]})], "t")

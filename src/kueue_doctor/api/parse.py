@@ -583,6 +583,10 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
             where, _, problem = str(e).partition(": ")
             raise InputError(problem, field=where) from None
     res = f.obj("resources")
+    if res.str("quotaCheckStrategy") == "IgnoreUndeclared" and res.strs("excludeResourcePrefixes"):
+        # pkg/config/validation.go: Kueue refuses to start with both
+        raise InputError("excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared",
+                         field=res.where("quotaCheckStrategy"))
     afs = None
     if isinstance(f.data.get("admissionFairSharing"), dict):
         afs = parse_admission_fair_sharing(f.obj("admissionFairSharing"))
