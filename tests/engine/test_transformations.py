@@ -202,3 +202,25 @@ def test_tas_places_by_the_pod_spec_not_by_the_credits_a_node_does_not_have(tag,
     if placed:
         a = res.admitted[0].assignment
         assert a is not None and a.usage == {("tas-default", "cpu"): 1000, ("credits", "cpu_credits"): 1}
+
+
+def test_the_doctor_judges_a_gathered_cluster_by_its_transformations():
+    # small holds 2 cpu and 2 credits; big needs 4 cpu (room: 8) and 4 credits (room: 3). Without
+    # the Configuration the doctor would see free quota and call big's wait a violation.
+    from datetime import timedelta
+
+    from kueue_doctor.doctor.diagnose import diagnose
+    from kueue_doctor.sources.snapshot import GatheredSnapshot
+    docs = cluster("5")
+    at = "2024-01-01T00:00:05Z"
+    docs[-2]["status"] = {
+        "admission": {"clusterQueue": "main", "podSetAssignments": [{
+            "name": "one", "count": 1, "flavors": {"cpu": "default", "cpu_credits": "credits"},
+            "resourceUsage": {"cpu": "2", "cpu_credits": "2"}}]},
+        "conditions": [{"type": t, "status": "True", "reason": t, "message": "", "lastTransitionTime": at}
+                       for t in ("QuotaReserved", "Admitted")]}
+    later = datetime(2024, 1, 1, 1, tzinfo=UTC)
+    with_config = diagnose(GatheredSnapshot(load_documents([configmap(CREDITS), *docs], "t")), timedelta(minutes=5), later)
+    assert with_config.violations == []
+    without = diagnose(GatheredSnapshot(load_documents(docs, "t")), timedelta(minutes=5), later)
+    assert [k.name for v in without.violations for k in v.pending_workloads] == ["big"]
