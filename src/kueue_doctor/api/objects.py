@@ -571,6 +571,15 @@ class AdmissionFairSharingConfig:
 
 
 @dataclass(slots=True)
+class ResourceTransformation:
+    """Configuration resources.transformations[]: what a pod's request of ``input`` counts as."""
+    input: str
+    strategy: str = "Retain"                  # Retain | Replace (Kueue defaults it to Retain)
+    outputs: ResourceList = field(default_factory=dict)   # per unit of input
+    multiply_by: str = ""                     # v0.16+: scale by the request of this resource
+
+
+@dataclass(slots=True)
 class KueueConfiguration:
     """The Kueue Configuration (kept in the kueue-manager-config ConfigMap)."""
     meta: Meta
@@ -580,6 +589,7 @@ class KueueConfiguration:
     # apiVersion: kueue.podsready.resolve(wait_for_pods_ready, api_version, version, gates)
     wait_for_pods_ready: dict | None = None
     exclude_resource_prefixes: list[str] = field(default_factory=list)
+    resource_transformations: list[ResourceTransformation] = field(default_factory=list)
     quota_check_strategy: str = "BlockUndeclared"
     admission_fair_sharing: AdmissionFairSharingConfig | None = None
     raw: dict = field(default_factory=dict)

@@ -584,6 +584,10 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
             where, _, problem = str(e).partition(": ")
             raise InputError(problem, field=where) from None
     res = f.obj("resources")
+    if res.str("quotaCheckStrategy") == "IgnoreUndeclared" and res.strs("excludeResourcePrefixes"):
+        # pkg/config/validation.go: Kueue refuses to start with both
+        raise InputError("excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared",
+                         field=res.where("quotaCheckStrategy"))
     afs = None
     if isinstance(f.data.get("admissionFairSharing"), dict):
         afs = parse_admission_fair_sharing(f.obj("admissionFairSharing"))
@@ -592,9 +596,30 @@ def parse_kueue_configuration(f: Fields, version: str, meta: o.Meta | None = Non
         fair_sharing=o.FairSharingConfig(enabled=enabled, preemption_strategies=strategies),
         feature_gates=gates, wait_for_pods_ready=wfpr,
         exclude_resource_prefixes=res.strs("excludeResourcePrefixes"),
+        resource_transformations=parse_resource_transformations(res),
         quota_check_strategy=res.str("quotaCheckStrategy", "BlockUndeclared") or "BlockUndeclared",
         admission_fair_sharing=afs,
         raw=f.data, api_version=version if "/" in version else f"config.kueue.x-k8s.io/{version}")
+
+
+def parse_resource_transformations(res: Fields) -> list[o.ResourceTransformation]:
+    """Configuration resources.transformations, defaulted and validated as Kueue does at start
+    (apis/config/v1beta2 defaults.go: strategy Retain; pkg/config validation.go
+    validateResourceTransformations: Retain or Replace, one entry per input)."""
+    out: list[o.ResourceTransformation] = []
+    seen: set[str] = set()
+    for t in res.objs("transformations"):
+        name = t.str("input", required=True)
+        strategy = t.str("strategy", "Retain") or "Retain"
+        if strategy not in ("Retain", "Replace"):
+            raise InputError(f'unsupported value "{strategy}": supported values: "Retain", "Replace"',
+                             field=t.where("strategy"))
+        if name in seen:
+            raise InputError(f'duplicate value "{name}"', field=t.where("input"))
+        seen.add(name)
+        out.append(o.ResourceTransformation(input=name, strategy=strategy, outputs=t.resources("outputs"),
+                                            multiply_by=t.str("multiplyBy")))
+    return out
 
 
 def parse_admission_fair_sharing(a: Fields) -> o.AdmissionFairSharingConfig:

@@ -20,7 +20,7 @@ def _workload(scn: Scenario, cfg) -> WorkloadInfo:
     wl = scn.state.workloads.get(WorkloadKey.parse(str(scn.run.get("workload", ""))))
     if wl is None:
         raise InputError("names no Workload in objects", field="run.workload")
-    return WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)
+    return WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp, rules=cfg.resource_rules)
 
 
 def _replaced(scn: Scenario) -> ReplacedSlice | None:

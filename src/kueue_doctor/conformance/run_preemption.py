@@ -21,7 +21,7 @@ def run(scn: Scenario, gates: dict[str, bool]) -> list[str]:
     cq = snap.cluster_queues.get(str(scn.run.get("clusterQueue") or ""))
     if wl is None or cq is None:
         raise InputError("run.workload or run.clusterQueue names no object in objects")
-    wi = WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp)
+    wi = WorkloadInfo(wl, cfg.gate("ReclaimablePods"), cfg.requeuing_timestamp, rules=cfg.resource_rules)
     assignment = scn.run.get("assignment") or {}
     modes = scn.run.get("assignmentModes") or {}
     usage: dict[FR, int] = {}

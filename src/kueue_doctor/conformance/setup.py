@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from ..api import objects as o
 from ..api.fields import Fields
-from ..api.parse import parse_admission_fair_sharing
+from ..api.parse import parse_admission_fair_sharing, parse_resource_transformations
 from ..engine.afs import AfsConfig
-from ..engine.config import EngineConfig
+from ..engine.config import EngineConfig, resource_rules
 from .scenario import Scenario
 
 
@@ -18,6 +18,10 @@ def engine_config(scn: Scenario, gates: dict[str, bool]) -> EngineConfig:
     res = scn.config.get("resources") or {}
     if res.get("quotaCheckStrategy"):
         cfg.quota_check_strategy = res["quotaCheckStrategy"]
+    # what upstream's tests pass as WithExcludedResourcePrefixes / WithResourceTransformations
+    res_fields = Fields(res, "config.resources")
+    cfg.resource_rules = resource_rules(res_fields.strs("excludeResourcePrefixes"),
+                                        parse_resource_transformations(res_fields), cfg.gates)
     afs = scn.config.get("admissionFairSharing")
     if isinstance(afs, dict):
         cfg.admission_fair_sharing = AfsConfig.from_api(

@@ -9,6 +9,8 @@ from ..kueue.podsready import WaitForPodsReady
 from ..kueue.releases import DrsMode
 from ..kueue.version import LATEST
 from .afs import AfsBehaviour, AfsConfig
+from .transformations import GATE as TRANSFORMATIONS_GATE
+from .transformations import ResourceRules
 
 # Gate defaults when no release is named: the reference commit's, which the conformance cases
 # assume. A release's own defaults come from kueue.features through EngineConfig.gates.
@@ -26,6 +28,8 @@ class EngineConfig:
         default_factory=lambda: [LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE])
     # Configuration resources.quotaCheckStrategy
     quota_check_strategy: str = "BlockUndeclared"
+    # Configuration resources.excludeResourcePrefixes and .transformations (engine/transformations.py)
+    resource_rules: ResourceRules = field(default_factory=ResourceRules)
     # requeuingStrategy.timestamp: "Eviction" in a running Kueue, "" in upstream unit tests
     requeuing_timestamp: str = "Eviction"
     # Legacy DRS arithmetic (Bug 3) is selected by release: kueue.releases.drs_mode.
@@ -63,4 +67,16 @@ class EngineConfig:
             cfg.gates.update(configuration.feature_gates)
         if feature_gates:
             cfg.gates.update(feature_gates)
+        if configuration is not None:
+            cfg.resource_rules = resource_rules(configuration.exclude_resource_prefixes,
+                                                configuration.resource_transformations, cfg.gates)
         return cfg
+
+
+def resource_rules(excluded_prefixes: list[str], transformations: list[o.ResourceTransformation],
+                   gates: dict[str, bool]) -> ResourceRules:
+    """The Configuration's resources rules. Only v0.13 lets ConfigurableResourceTransformations be
+    switched off (locked on in v0.14 - v0.15, gone from v0.16), so an explicit false is all it takes."""
+    if not gates.get(TRANSFORMATIONS_GATE, True):
+        transformations = []
+    return ResourceRules.of(excluded_prefixes, transformations)

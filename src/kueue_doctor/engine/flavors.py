@@ -355,7 +355,11 @@ class FlavorAssigner:
             if len(tas_flavors) > 1:
                 psa.error = f"more than one TAS flavor assigned: {tas_flavors}"
                 continue
-            single = dict(pod_requests(ps.template))
+            # the pod spec's requests, not the accounted ones (#8865; engine/transformations.py)
+            if self.config.resource_rules.behaviour.tas_pod_spec_requests or i >= len(self.wi.pod_sets):
+                single = dict(pod_requests(ps.template))
+            else:
+                single = dict(self.wi.pod_sets[i].per_pod)
             out.tas_flavor[psa.name] = tas_flavors[0]
             out.single_pod[psa.name] = single
             reqs.setdefault(tas_flavors[0], []).append(

@@ -22,7 +22,8 @@ class AdmissionModel:
         self.config = config
         # one engine view per workload, shared by the cache, the queues and callers (info())
         self.infos: dict[WorkloadKey, WorkloadInfo] = {
-            key: WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key)
+            key: WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
+                              rules=config.resource_rules)
             for key, w in state.workloads.items()}
         self.snapshot = build_snapshot(state, config, [
             wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission
@@ -70,7 +71,8 @@ class AdmissionModel:
         wi = self.infos.get(key)
         if wi is None or wi.obj is not wl:
             wi = self.infos[key] = WorkloadInfo(wl, self.config.gate("ReclaimablePods"),
-                                                self.config.requeuing_timestamp, key=key)
+                                                self.config.requeuing_timestamp, key=key,
+                                                rules=self.config.resource_rules)
         return wi
 
     def cycle(self, now: datetime) -> CycleResult:

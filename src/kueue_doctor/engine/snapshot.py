@@ -229,7 +229,8 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
             recompute_subtree(cq.node)
 
     if workloads is None:
-        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key)
+        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
+                                  rules=config.resource_rules)
                      for key, w in state.workloads.items() if w.is_true("QuotaReserved") and w.status.admission]
     for cq in snap.inactive.values():
         recompute_subtree(cq.node)  # standalone: their quota still describes what they promise

@@ -12,6 +12,7 @@ from ..api import objects as o
 from ..keys import WorkloadKey
 from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION, CONCURRENT_ADMISSION_PARENT_LABEL, GROUP
 from .assignment import Assignment
+from .transformations import ResourceRules
 
 FR = tuple[str, str]  # (flavor, resource)
 Requests = dict[str, int]
@@ -105,8 +106,11 @@ class WorkloadInfo:
     )
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction", *,
-                 key: WorkloadKey | None = None):
-        """``key``: the workload's key where the caller holds it (``ClusterState.workloads``), so
+                 key: WorkloadKey | None = None, rules: ResourceRules | None = None):
+        """``rules``: the Configuration's excluded resources and transformations, applied to the
+        pod sets' requests (EngineConfig.resource_rules).
+
+        ``key``: the workload's key where the caller holds it (``ClusterState.workloads``), so
         that one key object names a workload everywhere: a key is a tuple subclass, which the
         cyclic collector tracks for as long as it lives, and a second one per workload made
         building a large model a third slower under the default collector thresholds."""
@@ -118,7 +122,7 @@ class WorkloadInfo:
         self.priority = obj.priority if obj.priority is not None else 0
         self.creation = obj.meta.creation_timestamp or EPOCH
         self.queue_name = obj.queue_name
-        self.pod_sets = self._pending_requests(obj, reclaimable)
+        self.pod_sets = self._pending_requests(obj, reclaimable, rules)
         adm = obj.status.admission if obj.is_true("QuotaReserved") else None
         self.cluster_queue = adm.cluster_queue if adm else ""
         self.usage: dict[FR, int] = self._admitted_usage(obj, adm, reclaimable) if adm else {}
@@ -157,13 +161,16 @@ class WorkloadInfo:
         self._refresh_key()
 
     @staticmethod
-    def _pending_requests(obj: o.Workload, reclaimable: bool) -> list[PodSetRequests]:
+    def _pending_requests(obj: o.Workload, reclaimable: bool, rules: ResourceRules | None) -> list[PodSetRequests]:
         out = []
         for ps in obj.pod_sets:
             count = ps.count
             if reclaimable:
                 count = max(0, count - obj.status.reclaimable_pods.get(ps.name, 0))
-            out.append(PodSetRequests(ps.name, count, pod_requests(ps.template), ps.min_count))
+            per_pod = pod_requests(ps.template)
+            if rules is not None and rules.active:
+                per_pod = rules.accounted(per_pod)
+            out.append(PodSetRequests(ps.name, count, per_pod, ps.min_count))
         return out
 
     @staticmethod

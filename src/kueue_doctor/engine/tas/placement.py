@@ -160,6 +160,18 @@ class Placer:
             return [(lf, 0) for lf in leaves]
         out = []
         library = self.gate("SchedulerLibraryIntegration")
+        if not (library or req.node_selector or req.required_node_terms
+                or (self.affinity_preferred and req.preferred_node_terms)):
+            # only taints can exclude a node: the loop below without its per-node no-op checks
+            for lf in leaves:
+                node = lf.node
+                if node is not None and node.taints:
+                    taint = untolerated_taint(node.taints, tolerations)
+                    if taint is not None:
+                        stats.record_taint(taint)
+                        continue
+                out.append((lf, 0))
+            return out
         for lf in leaves:
             node = lf.node
             if node is None:
@@ -198,17 +210,25 @@ class Placer:
         for lf, score in self.matching_leaves(req, tolerations, p.stats):
             d = lf.domain
             d.affinity += score
-            if not belongs_to(domain_id(d.values), replacement_domain):
+            if replacement_domain and not belongs_to(domain_id(d.values), replacement_domain):
                 p.stats.topology_domain += 1
                 continue
-            remaining = lf.remaining(simulate_empty)
-            if d.id in assumed:
-                sub(remaining, assumed[d.id])
+            # phase 1 visits every leaf for every placement (twice per TAS head in a cycle): the
+            # leaf's free capacity is read in place unless something is taken off it
+            if leader_requests is not None or d.id in assumed or (lf.tas_usage and not simulate_empty):
+                remaining = lf.remaining(simulate_empty)
+                if d.id in assumed:
+                    sub(remaining, assumed[d.id])
+            else:
+                remaining = lf.free
             d.pod_count, limiting = count_in(requests, remaining)
             if d.pod_count == 0 and limiting:
                 p.stats.record_resource(limiting)
             d.leader_count = 0
-            if leader_requests is not None and count_in(leader_requests, remaining)[0] > 0:
+            if leader_requests is None:
+                d.pod_count_wl = d.pod_count     # nothing taken off for a leader
+                continue
+            if count_in(leader_requests, remaining)[0] > 0:
                 d.leader_count = 1
                 sub(remaining, leader_requests)
             d.pod_count_wl = count_in(requests, remaining)[0]
@@ -511,9 +531,16 @@ def fill_in_counts_helper(d: Domain, slice_size: int, slice_level: int, level: i
     affinity = 0
     contributor = False
     min_pod_diff = min_slice_diff = INT32_MAX
-    inner = (size_at_level or {}).get(level + 1)
+    child_level = level + 1
+    inner = (size_at_level or {}).get(child_level)
+    # run for every domain of every placement: leaves are handled here rather than by a call each,
+    # and min/max written out (the builtins cost a call per child)
     for c in d.children:
-        fill_in_counts_helper(c, slice_size, slice_level, level + 1, size_at_level, leader_required)
+        if c.children:
+            fill_in_counts_helper(c, slice_size, slice_level, child_level, size_at_level, leader_required)
+        elif child_level == slice_level:
+            c.slice_count = c.pod_count // slice_size
+            c.slice_count_wl = c.pod_count_wl // slice_size
         pc, pcwl = c.pod_count, c.pod_count_wl
         if inner:
             pc, pcwl = (pc // inner) * inner, (pcwl // inner) * inner
@@ -521,9 +548,12 @@ def fill_in_counts_helper(d: Domain, slice_size: int, slice_level: int, level: i
         slice_cap += c.slice_count
         if not leader_required or c.leader_count > 0:
             contributor = True
-            min_pod_diff = min(pc - pcwl, min_pod_diff)
-            min_slice_diff = min(c.slice_count - c.slice_count_wl, min_slice_diff)
-        leader_count = max(c.leader_count, leader_count)
+            if pc - pcwl < min_pod_diff:
+                min_pod_diff = pc - pcwl
+            if c.slice_count - c.slice_count_wl < min_slice_diff:
+                min_slice_diff = c.slice_count - c.slice_count_wl
+        if c.leader_count > leader_count:
+            leader_count = c.leader_count
         affinity += c.affinity
     d.pod_count = children_pods
     slice_wl = 0

@@ -41,7 +41,9 @@ def count_in(requests: Mapping[str, int], capacity: Mapping[str, int]) -> tuple[
             n = INT32_MAX
         else:
             cap = capacity.get(name, 0)
-            n = 0 if cap <= 0 else min(cap // value, INT32_MAX)
+            n = 0 if cap <= 0 else cap // value
+            if n > INT32_MAX:
+                n = INT32_MAX
         if result is None or n < result or (n == result and name < limiting):
             result, limiting = n, name
     return (result or 0), limiting
