@@ -1,0 +1,148 @@
+"""Topology-aware scheduling in the simulator: what the engine's TAS snapshots are built from, and
+where a TAS workload's pods go.
+
+The engine builds one TAS snapshot per TAS flavor and cycle from the cluster's Nodes, the Pods TAS
+does not manage and the topology assignments of admitted workloads (``engine/tas/cycle.py``).
+The simulator keeps the first two as API objects that follow the simulation: a Node per scenario
+node (Ready as the node is), and a bound Pod per running pod of a workload that is not TAS-managed
+(upstream ``tas_non_tas_pod_cache.go`` counts exactly those). The third is the engine's own
+(``QuotaSnapshot.tas_usage``, kept while the workload holds quota).
+
+A TAS workload's pods are bound to the domains of its topology assignment: the named nodes when the
+lowest level is ``kubernetes.io/hostname``, else any node of the domain (what the TAS ungater's
+nodeSelector leaves kube-scheduler), ``count`` pods per domain.
+"""
+from __future__ import annotations
+
+from ..api import objects as o
+from ..api.quantity import Quantity, format_amount
+from ..engine.tas.cycle import TASInputs
+from ..engine.tas.snapshot import HOSTNAME, TAS_POD_ANNOTATIONS
+from .nodes import NodePool, SimNode, SimPod, with_pods
+from .scenario import NodeSpec, WorkloadSpec
+
+# Kueue's job integrations read the topology request from these pod-template annotations
+# (upstream apis/kueue/v1beta2/topology_types.go); the Workload's pod set carries it as topologyRequest.
+REQUEST_ANNOTATIONS = {"required": TAS_POD_ANNOTATIONS[0], "preferred": TAS_POD_ANNOTATIONS[1],
+                       "podSetSliceRequiredTopology": TAS_POD_ANNOTATIONS[2],
+                       "unconstrained": TAS_POD_ANNOTATIONS[4],
+                       "podSetSliceSize": "kueue.x-k8s.io/podset-slice-size"}
+# set by Kueue on the pods of a TAS workload (upstream kueue.TASLabel)
+TAS_LABEL = "kueue.x-k8s.io/tas"
+
+
+def request_annotations(spec: WorkloadSpec) -> dict[str, str]:
+    """The pod-template annotations that carry ``spec``'s topology request."""
+    if not spec.topology:
+        return {}
+    out = {}
+    for k, v in spec.topology.items():
+        out[REQUEST_ANNOTATIONS[k]] = str(v).lower() if isinstance(v, bool) else str(v)
+    return out
+
+
+def _ready(ready: bool) -> o.Condition:
+    return o.Condition("Ready", "True" if ready else "Unknown", "KubeletReady" if ready else "NodeStatusUnknown", "")
+
+
+class SimTAS:
+    """The TAS inputs of a simulation (``inputs`` is the engine snapshot's ``tas_inputs``)."""
+
+    def __init__(self, topologies: dict[str, o.Topology], specs: list[NodeSpec], pool: NodePool):
+        self.pool = pool
+        self.nodes: dict[str, o.Node] = {}
+        for s, n in zip(specs, pool.nodes, strict=True):
+            alloc = {r: Quantity.parse(str(v)) for r, v in with_pods(s.allocatable).items()}
+            self.nodes[n.name] = o.Node(o.Meta(n.name, labels=dict(n.info.terms.labels)), allocatable=alloc,
+                                        conditions=[_ready(True)])
+        self.inputs = TASInputs(dict(topologies), list(self.nodes.values()), [])
+        self._pods: dict[int, o.Pod] = {}
+        self._stale = False
+
+    # -- what the engine reads ------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Before a cycle: the bound non-TAS pods as the engine's inputs."""
+        if self._stale:
+            self.inputs.pods = list(self._pods.values())
+            self._stale = False
+
+    def node_ready(self, name: str, ready: bool) -> None:
+        node = self.nodes.get(name)
+        if node is not None:
+            node.conditions = [_ready(ready)]
+
+    def bound(self, pods: list[SimPod]) -> None:
+        """Pods of a workload TAS does not manage were bound: they take their node's capacity."""
+        for p in pods:
+            if p.node is None:
+                continue
+            self._pods[id(p)] = o.Pod(o.Meta(p.name, str(p.workload.namespace)),
+                                      o.PodSpec(containers=[o.Container("main", {
+                                          r: Quantity.parse(format_amount(r, v)) for r, v in p.requests.items()})],
+                                          node_name=p.node.name),
+                                      phase="Running")
+            self._stale = True
+
+    def unbound(self, p: SimPod) -> None:
+        if self._pods.pop(id(p), None) is not None:
+            self._stale = True
+
+    # -- where a TAS workload's pods go -------------------------------------------------------------
+    def domains(self, ta: o.TopologyAssignment) -> list[tuple[list[SimNode], int, dict[str, str]]]:
+        """Each domain of ``ta``: its candidate nodes, its pod count and the nodeSelector the TAS
+        ungater gives its pods."""
+        out = []
+        for d in ta.domains:
+            selector = dict(zip(ta.levels, d.values, strict=True))
+            if ta.levels and ta.levels[-1] == HOSTNAME:
+                node = self.pool.by_name.get(d.values[-1])
+                cands = [node] if node is not None else []
+            else:
+                cands = [n for n in self.pool.nodes
+                         if all(n.info.terms.labels.get(k) == v for k, v in selector.items())]
+            out.append((cands, d.count, selector))
+        return out
+
+
+# -- the snapshot's encoding of a topology assignment -----------------------------------------------
+def _common_prefix(values: list[str]) -> str:
+    first, last = min(values), max(values)
+    n = 0
+    while n < len(first) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def _individual(values: list[str]) -> dict:
+    """One level's values as prefix + roots + suffix, every root at least one character."""
+    shortest = min(len(v) for v in values)
+    prefix = _common_prefix(values)[:max(shortest - 1, 0)]
+    rests = [v[len(prefix):] for v in values]
+    suffix = _common_prefix([r[::-1] for r in rests])[::-1][:max(min(len(r) for r in rests) - 1, 0)]
+    roots = [r[:len(r) - len(suffix)] for r in rests]
+    out: dict = {"roots": roots}
+    if prefix:
+        out["prefix"] = prefix
+    if suffix:
+        out["suffix"] = suffix
+    return out
+
+
+def encode_assignment(ta: o.TopologyAssignment, api_version: str) -> dict:
+    """``topologyAssignment`` as the API version stores it: v1beta1 ``levels`` + ``domains[{values,
+    count}]``; v1beta2 ``levels`` + ``slices`` (one slice here: per level one ``universal`` value
+    or ``individual`` prefix/roots/suffix, and the pod counts, ``universal`` when all equal).
+    ``api.parse.parse_topology_assignment`` decodes both to the same domain list."""
+    if not api_version.endswith("/v1beta2"):
+        return {"levels": list(ta.levels),
+                "domains": [{"count": d.count, "values": list(d.values)} for d in ta.domains]}
+    if not ta.domains:
+        return {"levels": list(ta.levels), "slices": []}
+    per_level = []
+    for i in range(len(ta.levels)):
+        column = [d.values[i] for d in ta.domains]
+        per_level.append({"universal": column[0]} if len(set(column)) == 1 else {"individual": _individual(column)})
+    counts = [d.count for d in ta.domains]
+    pod_counts = {"universal": counts[0]} if len(set(counts)) == 1 else {"individual": counts}
+    return {"levels": list(ta.levels), "slices": [{"domainCount": len(ta.domains), "podCounts": pod_counts,
+                                                   "valuesPerLevel": per_level}]}
