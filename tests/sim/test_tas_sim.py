@@ -2,6 +2,7 @@
 topology assignment says, the snapshot's Topology objects and assignments, the TAS incident."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,12 +90,26 @@ def test_bad_workload_topology(topology):
     [(("b0", "b0-r0", "h1"), 1), (("b0", "b0-r0", "h2"), 1)],
     [(("x", "y", "z"), 3)],
     [(("a", "r", "ab"), 1), (("a", "r", "abc"), 2)],   # one value a prefix of another
+    [(("a", "r", "ababa"), 1), (("a", "r", "aba"), 2)],  # prefix and suffix would overlap
 ])
 def test_topology_assignment_round_trips(api, domains):
     ta = o.TopologyAssignment([BLOCK, RACK, HOST], [o.TopologyDomainAssignment(v, c) for v, c in domains])
     enc = encode_assignment(ta, api)
     assert ("slices" in enc) == api.endswith("v1beta2")
     assert parse_topology_assignment(Fields(enc)) == ta
+
+
+def test_v1beta2_encoding_is_upstreams_single_slice():
+    ta = o.TopologyAssignment([RACK, HOST], [o.TopologyDomainAssignment(("r1", "pool-a-node-0"), 2),
+                                             o.TopologyDomainAssignment(("r1", "pool-a-node-1"), 2)])
+    assert encode_assignment(ta, "kueue.x-k8s.io/v1beta2") == {"levels": [RACK, HOST], "slices": [{
+        "domainCount": 2, "podCounts": {"universal": 2},
+        "valuesPerLevel": [{"universal": "r1"}, {"individual": {"prefix": "pool-a-node-", "roots": ["0", "1"]}}]}]}
+    odd = o.TopologyAssignment([HOST], [o.TopologyDomainAssignment(("ababa",), 1),
+                                        o.TopologyDomainAssignment(("aba",), 3)])
+    # {"ababa", "aba"}: suffix "aba", the prefix cut to nothing (upstream's motivating example)
+    assert encode_assignment(odd, "kueue.x-k8s.io/v1beta2")["slices"][0]["valuesPerLevel"] == [
+        {"individual": {"roots": ["ab", ""], "suffix": "aba"}}]
 
 
 def test_tas_pods_bound_to_assigned_nodes_and_released_on_preemption():
@@ -194,7 +209,9 @@ def test_admitted_topology_assignment_round_trips_through_the_snapshot(tmp_path,
     assert loaded.status.admission.pod_set_assignments[0].topology_assignment == train.topology["main"]
     pods = [p for p in st.pods.values() if p.meta.namespace == "team-train"]
     assert sorted(p.spec.node_name for p in pods) == sorted(p.node.name for p in train.pods)
-    assert all(p.meta.labels.get("kueue.x-k8s.io/tas") == "true" for p in pods)
+    # Kueue stopped labelling TAS pods in v0.14; their request annotation marks them
+    assert all("kueue.x-k8s.io/tas" not in p.meta.labels for p in pods)
+    assert all(p.meta.annotations.get("kueue.x-k8s.io/podset-preferred-topology") == RACK for p in pods)
 
 
 def test_trace_jobs_take_the_trace_topology_request():
@@ -205,3 +222,30 @@ def test_trace_jobs_take_the_trace_topology_request():
     multi = [w for w in scn.workloads if w.pods >= 2]
     assert multi and all(w.topology == {"required": RACK} and w.topology_request.required == RACK for w in multi)
     assert all(w.topology is None for w in scn.workloads if w.pods < 2)
+
+
+@pytest.mark.parametrize(("version", "retried"), [("0.19.0", False), ("0.19.1", True), ("0.18.5", True),
+                                                   ("0.18.4", False), ("0.20.0", True)])
+def test_freed_non_tas_capacity_retries_parked_tas_workloads_from_the_fix(version, retried):
+    """kubernetes-sigs/kueue#8709: before it, only quota changes in its cohort tree retried a TAS
+    workload parked for want of room, so team-train's head was evaluated once."""
+    scn = load_scenario(str(incident_path(INCIDENT)))
+    scn.version = version
+    sim = Simulator(scn).run(2 * 3600)
+    evals = [t for t, e, f in sim.log if e == "evaluated" and f["workload"] == WorkloadKey("team-train", "train-0")]
+    assert evals
+    assert (len(evals) > 10) == retried
+    if retried:   # on the controller's 10-second ticks
+        assert all(t % 10 == 0 for t in evals[1:])
+
+
+def test_demo_shows_the_remedy_as_the_fixed_side():
+    out = CliRunner().invoke(cli, ["demo", "-o", "json"])
+    assert out.exit_code == 0, out.output
+    item = next(i for i in json.loads(out.output)["items"] if i["incident"] == INCIDENT)
+    assert item["cause"] == "topology-fragmentation"
+    assert item["fixed"]["remedy"] == "preferred: rack instead of required: rack"
+    assert "remedy" not in item["affected"]
+    text = CliRunner().invoke(cli, ["demo"]).output
+    assert "fixed by the remedy: preferred: rack instead of required: rack" in text
+    assert "v0.20.0 (remedy)" in text

@@ -33,7 +33,7 @@ from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Scenario, WorkloadSpec
-from .tas import SimTAS
+from .tas import NON_TAS_REQUEUE_FIX, NON_TAS_REQUEUE_INTERVAL, SimTAS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -128,6 +128,8 @@ class Simulator:
         if scn.state.topologies and self.pool:
             self.tas = SimTAS(scn.state.topologies, scn.nodes, self.pool)
             self.model.snapshot.tas_inputs = self.tas.inputs
+        self.non_tas_requeue = self.tas is not None and NON_TAS_REQUEUE_FIX.carried_by(self.kueue.version)
+        self.tas_requeue_pending = False
         self.workloads: dict[WorkloadKey, SimWorkload] = {}
         self.unplaced: list[SimWorkload] = []
         self.cycle_pending = False
@@ -208,7 +210,8 @@ class Simulator:
             "fault": self.on_fault, "pods_ready": self.on_pods_ready,
             "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
             "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
-            "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate}
+            "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate,
+            "tas_requeue": self.on_tas_requeue}
         if sample:
             out["sample"] = self.on_sample
         return out
@@ -694,8 +697,11 @@ class Simulator:
             return
         if p.node is not None:
             p.node.unbind(p)
-        if self.tas is not None:
-            self.tas.unbound(p)
+        if self.tas is not None and self.tas.unbound(p) and self.non_tas_requeue and not self.tas_requeue_pending:
+            # the controller's 10 s ticker: the next tick after the pod went
+            self.tas_requeue_pending = True
+            tick = (self.now // NON_TAS_REQUEUE_INTERVAL + 1) * NON_TAS_REQUEUE_INTERVAL
+            self.events.at(tick, "tas_requeue")
         p.phase = GONE
 
     def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey, message: str = "") -> None:
@@ -744,6 +750,17 @@ class Simulator:
             # a pod past deletionTimestamp + grace is no longer active (#6872), even if it never goes away
             self.events.after(max(p.grace for p in live) + latency, "quota_release", (sw, sw.epoch))
         # otherwise: released when the last pod is gone (on_pod_gone)
+
+    def on_tas_requeue(self, _payload) -> None:
+        """Freed non-TAS capacity: the parked workloads of the ClusterQueues on those nodes' TAS
+        flavors are retried (sim/tas.py NON_TAS_REQUEUE_FIX)."""
+        self.tas_requeue_pending = False
+        assert self.tas is not None
+        cqs = self.tas.drain_freed(self.scn.state)
+        if cqs:
+            self.model.dirty.update(cqs)
+            self.emit("tas_requeue", clusterQueues=cqs)
+            self.request_cycle()
 
     def on_pod_gone(self, payload) -> None:
         sw, epoch, pod = payload

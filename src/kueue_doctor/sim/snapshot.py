@@ -24,7 +24,7 @@ from .nodes import GONE, PENDING, TERMINATING, with_pods
 from .scenario import CRASH_LOOP_BACKOFF, ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, JOB, POD_GROUP, READY, Scenario
 from .scenario import UNSCHEDULABLE as POD_UNSCHEDULABLE
 from .simulator import DEACTIVATED, EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
-from .tas import TAS_LABEL, encode_assignment, request_annotations
+from .tas import encode_assignment, pod_marks, request_annotations
 from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
 if TYPE_CHECKING:
@@ -588,10 +588,9 @@ class SnapshotWriter:
             meta["annotations"] = {kc.POD_GROUP_TOTAL_COUNT_ANNOTATION: str(sw.spec.pods),
                                    kc.WORKLOAD_ANNOTATION: wl}
             meta["finalizers"] = [kc.MANAGED_FINALIZER]
-        tas = request_annotations(sw.spec)
-        meta["annotations"].update(tas)   # the Job's pod template carries the topology request
-        if tas and sw.topology:
-            meta["labels"][TAS_LABEL] = "true"   # Kueue marks the pods of an admitted TAS workload
+        tas_labels, tas_annotations = pod_marks(sw.spec, bool(sw.topology), self.v)
+        meta["labels"].update(tas_labels)
+        meta["annotations"].update(tas_annotations)
         req = self._requests(sw)
         spec = {"containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
                                 "resources": {"requests": dict(req),

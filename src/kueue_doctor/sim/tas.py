@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from ..api import objects as o
 from ..api.quantity import Quantity, format_amount
+from ..api.state import ClusterState
 from ..engine.tas.cycle import TASInputs
 from ..engine.tas.snapshot import HOSTNAME, TAS_POD_ANNOTATIONS
+from ..kueue.releases import Fix
+from ..kueue.version import Version
 from .nodes import NodePool, SimNode, SimPod, with_pods
 from .scenario import NodeSpec, WorkloadSpec
 
@@ -27,8 +30,33 @@ REQUEST_ANNOTATIONS = {"required": TAS_POD_ANNOTATIONS[0], "preferred": TAS_POD_
                        "podSetSliceRequiredTopology": TAS_POD_ANNOTATIONS[2],
                        "unconstrained": TAS_POD_ANNOTATIONS[4],
                        "podSetSliceSize": "kueue.x-k8s.io/podset-slice-size"}
-# set by Kueue on the pods of a TAS workload (upstream kueue.TASLabel)
+# set by Kueue on the pods of a TAS workload (kueue.TASLabel) before v0.14, which stopped setting it
+# and marks the pods of an implied TAS pod set with the unconstrained annotation instead (CHANGELOG-0.14)
 TAS_LABEL = "kueue.x-k8s.io/tas"
+TAS_LABEL_UNTIL = Version(0, 14, 0)
+
+
+# "Requeue inadmissible TAS workloads after non-TAS pod finishes" (kubernetes-sigs/kueue#8709): the
+# non-TAS pod usage controller collects the nodes freed by finished non-TAS pods and every 10 s
+# retries the parked workloads of the ClusterQueues using a TAS flavor of those nodes
+# (pkg/controller/tas/non_tas_usage_controller.go drainPendingNodes). Before it nothing but a
+# quota change in the workload's cohort tree retried a workload that only non-TAS pods kept out.
+NON_TAS_REQUEUE_FIX = Fix(8709, Version(0, 20), (Version(0, 18, 5), Version(0, 19, 1)))
+NON_TAS_REQUEUE_INTERVAL = 10.0
+
+
+def pod_marks(spec: WorkloadSpec, admitted_by_tas: bool,
+              version: Version) -> tuple[dict[str, str], dict[str, str]]:
+    """(labels, annotations) Kueue gives the pods of ``spec``: its topology request's annotations
+    (from the Job's pod template); once TAS placed it, the TAS label (before v0.14), or for an
+    implied request the unconstrained annotation (v0.14+) that tells TAS pods from others."""
+    ann = request_annotations(spec)
+    labels = {}
+    if admitted_by_tas and version < TAS_LABEL_UNTIL:
+        labels[TAS_LABEL] = "true"
+    elif admitted_by_tas and not ann:
+        ann[REQUEST_ANNOTATIONS["unconstrained"]] = "true"
+    return labels, ann
 
 
 def request_annotations(spec: WorkloadSpec) -> dict[str, str]:
@@ -58,6 +86,7 @@ class SimTAS:
         self.inputs = TASInputs(dict(topologies), list(self.nodes.values()), [])
         self._pods: dict[int, o.Pod] = {}
         self._stale = False
+        self.freed: set[str] = set()      # nodes non-TAS pods left since the last requeue
 
     # -- what the engine reads ------------------------------------------------------------------
     def refresh(self) -> None:
@@ -83,9 +112,27 @@ class SimTAS:
                                       phase="Running")
             self._stale = True
 
-    def unbound(self, p: SimPod) -> None:
-        if self._pods.pop(id(p), None) is not None:
-            self._stale = True
+    def unbound(self, p: SimPod) -> bool:
+        """A pod went away; True when it was a bound non-TAS pod (its node has room again)."""
+        gone = self._pods.pop(id(p), None)
+        if gone is None:
+            return False
+        self._stale = True
+        self.freed.add(gone.spec.node_name)
+        return True
+
+    def drain_freed(self, state: ClusterState) -> list[str]:
+        """The ClusterQueues using a TAS flavor of the nodes freed since the last drain (upstream
+        NodeMatchesFlavor: the flavor's node labels and a value for every level of its topology)."""
+        nodes, self.freed = [self.nodes[n] for n in sorted(self.freed) if n in self.nodes], set()
+        flavors = []
+        for name, rf in state.resource_flavors.items():
+            topo = self.inputs.topologies.get(rf.topology_name) if rf.topology_name else None
+            if topo is not None and any(all(n.meta.labels.get(k) == v for k, v in rf.node_labels.items())
+                                        and all(lv in n.meta.labels for lv in topo.levels) for n in nodes):
+                flavors.append(name)
+        return sorted(cq for cq, obj in state.cluster_queues.items()
+                      if any(f.name in flavors for g in obj.resource_groups for f in g.flavors))
 
     # -- where a TAS workload's pods go -------------------------------------------------------------
     def domains(self, ta: o.TopologyAssignment) -> list[tuple[list[SimNode], int, dict[str, str]]]:
@@ -105,22 +152,20 @@ class SimTAS:
 
 
 # -- the snapshot's encoding of a topology assignment -----------------------------------------------
-def _common_prefix(values: list[str]) -> str:
-    first, last = min(values), max(values)
-    n = 0
-    while n < len(first) and first[n] == last[n]:
-        n += 1
-    return first[:n]
-
-
 def _individual(values: list[str]) -> dict:
-    """One level's values as prefix + roots + suffix, every root at least one character."""
+    """One level's values as common prefix + roots + common suffix, the prefix cut so the two do
+    not overlap (upstream fillSingleCompactSliceValues; a root may be empty)."""
+    def common(vals: list[str]) -> str:
+        lo, hi = min(vals), max(vals)
+        n = 0
+        while n < len(lo) and lo[n] == hi[n]:
+            n += 1
+        return lo[:n]
+    prefix, suffix = common(values), common([v[::-1] for v in values])[::-1]
     shortest = min(len(v) for v in values)
-    prefix = _common_prefix(values)[:max(shortest - 1, 0)]
-    rests = [v[len(prefix):] for v in values]
-    suffix = _common_prefix([r[::-1] for r in rests])[::-1][:max(min(len(r) for r in rests) - 1, 0)]
-    roots = [r[:len(r) - len(suffix)] for r in rests]
-    out: dict = {"roots": roots}
+    if len(prefix) + len(suffix) > shortest:
+        prefix = prefix[:shortest - len(suffix)]
+    out: dict = {"roots": [v[len(prefix):len(v) - len(suffix)] for v in values]}
     if prefix:
         out["prefix"] = prefix
     if suffix:
@@ -132,7 +177,9 @@ def encode_assignment(ta: o.TopologyAssignment, api_version: str) -> dict:
     """``topologyAssignment`` as the API version stores it: v1beta1 ``levels`` + ``domains[{values,
     count}]``; v1beta2 ``levels`` + ``slices`` (one slice here: per level one ``universal`` value
     or ``individual`` prefix/roots/suffix, and the pod counts, ``universal`` when all equal).
-    ``api.parse.parse_topology_assignment`` decodes both to the same domain list."""
+    ``api.parse.parse_topology_assignment`` decodes both to the same domain list. The v1beta2 form
+    is upstream's single-slice encoding (utiltas.V1Beta2From without the
+    TASAssignmentsEncodingByHostnamePrefix gate)."""
     if not api_version.endswith("/v1beta2"):
         return {"levels": list(ta.levels),
                 "domains": [{"count": d.count, "values": list(d.values)} for d in ta.domains]}
