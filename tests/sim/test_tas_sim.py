@@ -249,3 +249,35 @@ def test_demo_shows_the_remedy_as_the_fixed_side():
     text = CliRunner().invoke(cli, ["demo"]).output
     assert "fixed by the remedy: preferred: rack instead of required: rack" in text
     assert "v0.20.0 (remedy)" in text
+
+
+def test_not_ready_node_leaves_the_tas_snapshot():
+    """A nodeNotReady fault takes the node out of TAS (upstream keeps Ready nodes only): a
+    required-rack job goes to the other rack, and to rack0 once the node is back."""
+    job = f"{{queue: main, pods: 2, requests: {{nvidia.com/gpu: 8}}, runtime: 10m, topology: {{required: {RACK}}}}}"
+    scn = _scn(f"""faults:
+- {{at: 0s, kind: nodeNotReady, node: n-rack0-0}}
+- {{at: 30m, kind: nodeReady, node: n-rack0-0}}
+workloads:
+- {{name: first, at: 1m, {job[1:]}
+- {{name: second, at: 40m, {job[1:]}
+""", quota=16)
+    sim = Simulator(scn).run()
+    first, second = (sim.workloads[WorkloadKey("default", n)] for n in ("first", "second"))
+    assert {p.node.labels[RACK] for p in first.pods} == {"rack1"}
+    assert {d.values[-1] for d in second.topology["main"].domains} == {"n-rack0-0", "n-rack0-1"}
+
+
+def test_implied_tas_pod_set_is_placed_by_tas_and_marked_unconstrained(tmp_path):
+    """No topology request in a ClusterQueue of TAS flavors only: TAS places it all the same, and
+    Kueue (v0.14+) marks its pods with the unconstrained annotation so TAS does not count them twice."""
+    scn = _scn("workloads:\n- {name: w, queue: main, pods: 3, requests: {nvidia.com/gpu: 4}}\n")
+    sim = Simulator(scn).run(60)
+    sw = sim.workloads[WorkloadKey("default", "w")]
+    assert sw.state == RUNNING_W and sw.topology
+    assert sorted(p.node.name for p in sw.pods) == sorted(
+        d.values[-1] for d in sw.topology["main"].domains for _ in range(d.count))
+    write_snapshot(sim, tmp_path / "s")
+    pods = list(load_folder(str(tmp_path / "s")).state.pods.values())
+    assert len(pods) == 3
+    assert all(p.meta.annotations.get("kueue.x-k8s.io/podset-unconstrained-topology") == "true" for p in pods)
