@@ -51,14 +51,18 @@ def demo(con: Console, results: list[dict[str, Any]], wide: bool = False) -> Non
         a, f = r["affected"], r["fixed"]
         gates = ", ".join(f"{k}={str(v).lower()}" for k, v in f["featureGates"].items())
         con.print(f"[bold]{escape(r['title'])}[/bold] (cause: {escape(r['cause'] or '-')})")
-        con.print(f"  affected: Kueue {a['version']}; fixed: Kueue {f['version']}"
-                  + (f" with {gates}" if gates else ""))
+        if f.get("remedy"):   # fixed by configuration on the same release
+            con.print(f"  affected: Kueue {a['version']}; fixed by the remedy: {escape(f['remedy'])}")
+        else:
+            con.print(f"  affected: Kueue {a['version']}; fixed: Kueue {f['version']}"
+                      + (f" with {gates}" if gates else ""))
         t = Table([Column("clusterqueue"), Column("release"), Column("in violation", right=True),
                    Column("admissions", right=True)])
         for cq in r["focus"] or sorted(a["clusterQueues"]):
             for i, (label, run) in enumerate((("affected", a), ("fixed", f))):
                 c = run["clusterQueues"][cq]
-                t.add(cq if i == 0 else "", f"{run['version']} ({label})", go(c["violationSeconds"]), c["admissions"])
+                kind = "remedy" if run.get("remedy") else label
+                t.add(cq if i == 0 else "", f"{run['version']} ({kind})", go(c["violationSeconds"]), c["admissions"])
         t.print(con, wide, indent="  ")
         con.print()
     plain(con, "in violation: time with work that fits the queue's nominal quota waiting past 5 minutes; "

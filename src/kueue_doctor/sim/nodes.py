@@ -16,6 +16,13 @@ from ..keys import WorkloadKey
 from .scenario import NodeSpec
 
 PENDING, RUNNING, TERMINATING, GONE = "Pending", "Running", "Terminating", "Gone"
+# kubelet's default maxPods: every real node reports allocatable ``pods``, and TAS counts one per pod
+MAX_PODS = 110
+
+
+def with_pods(allocatable: dict) -> dict:
+    """A node's allocatable as the API reports it: ``pods`` included (kubelet's default unless given)."""
+    return allocatable if "pods" in allocatable else {**allocatable, "pods": MAX_PODS}
 
 
 @dataclass
@@ -30,6 +37,7 @@ class SimPod:
     zombie: bool = False           # never finishes terminating (kubelet down, killed mid image pull)
     needs: PodNeeds | None = None   # as placed (set when bound)
     devices: tuple[int, ...] = ()      # the GPU devices it holds on its node
+    domain: dict[str, str] | None = None   # a TAS pod's topology domain (the ungater's nodeSelector)
 
     @property
     def name(self) -> str:
@@ -109,19 +117,23 @@ class NodePool:
         share = sum(fractions) / len(fractions) if fractions else 0.0
         return share if self.policy == "MostAllocated" else -share
 
+    def _best(self, cands: list[SimNode], needs: PodNeeds, requests: dict[str, int]) -> SimNode | None:
+        best, best_score = None, 0.0
+        for node in cands:
+            info = node.info
+            if not fits(info, needs):
+                continue
+            s = self._score(info, requests)
+            if best is None or s > best_score:
+                best, best_score = node, s
+        return best
+
     def place_group(self, pods: list[SimPod], labels: dict[str, str]) -> bool:
         """Bind every pod of a gang or none (all-or-nothing, like a gang scheduler)."""
         chosen: list[tuple[SimPod, SimNode]] = []
         for pod in pods:
             needs = self.needs(pod.requests, labels)
-            best, best_score = None, 0.0
-            for node in self.nodes:
-                info = node.info
-                if not fits(info, needs):
-                    continue
-                s = self._score(info, pod.requests)
-                if best is None or s > best_score:
-                    best, best_score = node, s
+            best = self._best(self.nodes, needs, pod.requests)
             if best is None:
                 for p, n in chosen:
                     n.unbind(p)
@@ -132,3 +144,27 @@ class NodePool:
         for pod, _ in chosen:
             pod.phase = RUNNING
         return True
+
+    def place_pinned(self, pods: list[SimPod], labels: dict[str, str],
+                     domains: list[tuple[list[SimNode], int, dict[str, str]]]) -> bool:
+        """Bind a TAS workload's pods to the domains of its topology assignment (candidate nodes,
+        pod count, selector), each pod as soon as its domain has room: the TAS ungater gives each pod
+        its domain's nodeSelector and kube-scheduler binds them one by one, so a pod that finds its
+        node still taken (by a pod TAS does not manage) waits there while the others run. True when
+        every pod is bound."""
+        where = [(cands, sel) for cands, n, sel in domains for _ in range(n)]
+        done = True
+        for i, pod in enumerate(pods):
+            if pod.node is not None:
+                continue
+            cands, pod.domain = where[i] if i < len(where) else (self.nodes, None)
+            needs = self.needs(pod.requests, labels)
+            best = self._best(cands, needs, pod.requests)
+            if best is None:
+                done = False
+                continue
+            best.bind(pod, needs)
+        if done:
+            for pod in pods:
+                pod.phase = RUNNING
+        return done

@@ -10,8 +10,8 @@ from typing import Any
 
 from ..api.fields import Fields, to_quantity
 from ..api.load import decode_documents, load_documents, read_text
-from ..api.objects import AdmissionFairSharingConfig
-from ..api.parse import parse_admission_fair_sharing
+from ..api.objects import AdmissionFairSharingConfig, TopologyRequest
+from ..api.parse import parse_admission_fair_sharing, parse_topology_request
 from ..api.state import ClusterState
 from ..duration import duration
 from ..errors import InputError
@@ -60,6 +60,9 @@ class WorkloadSpec:
     ready_after: float = 0.0      # placed -> pods Ready (image pull, start-up)
     fail_after: float | None = None   # running this long, one pod fails; its replacement is ``recovery``
     recovery: str = READY
+    # the pod set's topologyRequest as written (v1beta2 field names), and as the engine reads it
+    topology: dict[str, Any] | None = None
+    topology_request: TopologyRequest | None = None
 
 
 @dataclass
@@ -167,7 +170,28 @@ def _workload_spec(f: Fields, at: float, name: str) -> WorkloadSpec:
         readiness=f.str("readiness", READY, choices=READINESS),
         ready_after=duration(f.data.get("readyAfter", 0), f.where("readyAfter")),
         fail_after=duration(f.data["failAfter"], f.where("failAfter")) if f.has("failAfter") else None,
-        recovery=f.str("recovery", READY, choices=READINESS))
+        recovery=f.str("recovery", READY, choices=READINESS),
+        **topology_request_of(f))
+
+
+TOPOLOGY_KEYS = ("required", "preferred", "unconstrained", "podSetSliceRequiredTopology", "podSetSliceSize")
+
+
+def topology_request_of(f: Fields) -> dict[str, Any]:
+    """``topology: {required | preferred: LEVEL, unconstrained: true, podSetSliceRequiredTopology,
+    podSetSliceSize}``: the pod set's topologyRequest (written to the Workload and, as Kueue's job
+    integrations read it, to the pod template's annotations)."""
+    if not f.has("topology"):
+        return {}
+    t = f.obj("topology")
+    unknown = sorted(set(t.data) - set(TOPOLOGY_KEYS))
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} (one of {', '.join(TOPOLOGY_KEYS)})", field=t.where(unknown[0]))
+    modes = [k for k in ("required", "preferred", "unconstrained") if t.has(k)]
+    if len(modes) != 1:
+        raise InputError("must set exactly one of required, preferred, unconstrained", field=f.where("topology"))
+    req = parse_topology_request(t)
+    return {"topology": dict(t.data), "topology_request": req}
 
 
 _DEFAULT_MESSAGES = {
@@ -233,7 +257,12 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
                 to_quantity(v, alloc.where(str(r)))
             count = n.int("count", None, minimum=0)
             labels = n.str_map("labels")
-            if count is None:
+            if n.has("topology"):
+                if count is not None:
+                    raise InputError("give either count or topology (which sets the node count)",
+                                     field=n.where("count"))
+                scn.nodes += topology_nodes(n, n.str("namePrefix", f"node{i}-"), dict(alloc.data), labels)
+            elif count is None:
                 scn.nodes.append(NodeSpec(n.str("name", required=True), dict(alloc.data), labels))
             else:
                 prefix = n.str("namePrefix", f"node{i}-")
@@ -268,6 +297,42 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
         return scn
     except InputError as e:
         raise e.located(file=file) from None
+
+
+HOSTNAME = "kubernetes.io/hostname"
+
+
+def _short(label: str) -> str:
+    """``cloud.example.com/topology-rack`` -> ``rack``: the part of a level's label in its values."""
+    tail = label.rsplit("/", 1)[-1]
+    return tail.removeprefix("topology-") or tail
+
+
+def topology_nodes(n: Fields, prefix: str, alloc: dict[str, Any], labels: dict[str, str]) -> list[NodeSpec]:
+    """A node group laid out in a topology: ``topology: {LEVEL_LABEL: COUNT, ...,
+    kubernetes.io/hostname: NODES}``, highest level first, each count per domain of the level
+    above, the hostname entry last (nodes per lowest domain). Values read ``block0``,
+    ``block0-rack1``; nodes ``<namePrefix><lowest value>-<j>``."""
+    t = n.obj("topology")
+    items = list(t.data.items())
+    if not items or items[-1][0] != HOSTNAME:
+        raise InputError(f"the last entry must be {HOSTNAME}: NODES (nodes per lowest domain)",
+                         field=n.where("topology"))
+    counts = []
+    for key, v in items:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise InputError("must be a positive integer", field=t.where(str(key)))
+        counts.append(v)
+    levels = [str(k) for k, _ in items[:-1]]
+    domains: list[list[str]] = [[]]
+    for label, c in zip(levels, counts[:-1], strict=True):
+        domains = [[*vals, f"{vals[-1] + '-' if vals else ''}{_short(label)}{j}"] for vals in domains for j in range(c)]
+    out = []
+    for vals in domains:
+        base = vals[-1] if vals else "n"
+        for j in range(counts[-1]):
+            out.append(NodeSpec(f"{prefix}{base}-{j}", dict(alloc), {**labels, **dict(zip(levels, vals, strict=True))}))
+    return out
 
 
 def is_simulation(doc: Any) -> bool:

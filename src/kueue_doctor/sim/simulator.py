@@ -23,6 +23,7 @@ from ..engine import afs, podsready
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
+from ..engine.tas.cycle import topology_of
 from ..errors import InputError
 from ..keys import WorkloadKey
 from ..kueue import constants as kc
@@ -32,6 +33,7 @@ from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Scenario, WorkloadSpec
+from .tas import NON_TAS_REQUEUE_FIX, NON_TAS_REQUEUE_INTERVAL, SimTAS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -89,6 +91,7 @@ class SimWorkload:
     deactivation: tuple[str, str, float] | None = None  # (DeactivationTarget reason, message, at)
     backoff_finished_at: float | None = None
     kueue_evictions: int = 0                   # evictions by Kueue itself (PodsReadyTimeout, checks)
+    topology: dict[str, o.TopologyAssignment] = field(default_factory=dict)  # pod set -> TAS assignment
 
 
 class Simulator:
@@ -120,6 +123,13 @@ class Simulator:
         self.model.queues.sticky_preemptor = self.kueue.sticky_preemptor
         self.events = EventQueue()
         self.pool = NodePool(scn.nodes, scn.settings.placement)
+        # topology-aware scheduling: the engine's TAS snapshots follow the simulated nodes and pods
+        self.tas: SimTAS | None = None
+        if scn.state.topologies and self.pool:
+            self.tas = SimTAS(scn.state.topologies, scn.nodes, self.pool)
+            self.model.snapshot.tas_inputs = self.tas.inputs
+        self.non_tas_requeue = self.tas is not None and NON_TAS_REQUEUE_FIX.carried_by(self.kueue.version)
+        self.tas_requeue_pending = False
         self.workloads: dict[WorkloadKey, SimWorkload] = {}
         self.unplaced: list[SimWorkload] = []
         self.cycle_pending = False
@@ -204,7 +214,8 @@ class Simulator:
             "fault": self.on_fault, "pods_ready": self.on_pods_ready,
             "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
             "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
-            "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate}
+            "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate,
+            "tas_requeue": self.on_tas_requeue}
         if sample:
             out["sample"] = self.on_sample
         return out
@@ -283,6 +294,9 @@ class Simulator:
             wl.meta.owner_references = [{"apiVersion": f"{kc.GROUP}/v1beta2", "kind": "Workload",
                                          "name": parent.name, "uid": str(parent), "controller": True}]
         wl.preemption_gates = [g for g, _ in spec.preemption_gates]
+        if spec.topology_request is not None:
+            ps = wl.pod_sets[0]
+            ps.topology, ps.topology_request = spec.topology_request, dict(spec.topology or {})
         for g, after in spec.preemption_gates:
             if after is not None:
                 self.events.after(after, "open_gate", (key, g))
@@ -311,6 +325,8 @@ class Simulator:
     def on_cycle(self, _payload) -> None:
         self.cycle_pending = False
         now_dt = self.dt(self.now)
+        if self.tas is not None:
+            self.tas.refresh()
         res = self.model.cycle(now_dt)
         self.cycles += 1
         heads = len(res.entries) + len(res.inadmissible)
@@ -349,13 +365,15 @@ class Simulator:
                 if flavor is not None:
                     labels.update(flavor.node_labels)
         sw.labels = labels
+        sw.topology = dict(topology_of(e.assignment))
         self.recorder.admission(sw)
         self._afs_settle(sw)
         self.emit("admitted", workload=sw.key, clusterQueue=e.cq_name, cycle=self.cycles,
                   borrowing=e.assignment.borrowing,
                   assignments=[{"name": ps.name, "count": ps.count,
                                 "flavors": {r: f.name for r, f in ps.flavors.items()},
-                                "resourceUsage": dict(ps.requests)}
+                                "resourceUsage": dict(ps.requests),
+                                **({"topologyAssignment": sw.topology[ps.name]} if ps.name in sw.topology else {})}
                                for ps in e.assignment.pod_sets])
         sw.pods_ready_at = None
         sw.recovery_since = None
@@ -611,10 +629,16 @@ class Simulator:
     def _try_place(self, sw: SimWorkload) -> bool:
         if sw.spec.readiness == UNSCHEDULABLE:
             return False   # no node satisfies the pods (selector, taint, affinity): pending for ever
-        if self.pool and not self.pool.place_group(sw.pods, sw.labels):
+        ta = sw.topology.get("main")
+        domains = self.tas.domains(ta) if self.tas is not None and ta is not None else None
+        placed = self.pool.place_group(sw.pods, sw.labels) if domains is None else \
+            self.pool.place_pinned(sw.pods, sw.labels, domains)
+        if self.pool and not placed:
             if sw not in self.unplaced:
                 self.unplaced.append(sw)
             return False
+        if self.tas is not None and ta is None:
+            self.tas.bound(sw.pods)
         if sw.spec.readiness != READY:
             # bound to nodes, holding their resources, but never ready (image pull, crash loop)
             for p in sw.pods:
@@ -677,6 +701,11 @@ class Simulator:
             return
         if p.node is not None:
             p.node.unbind(p)
+        if self.tas is not None and self.tas.unbound(p) and self.non_tas_requeue and not self.tas_requeue_pending:
+            # the controller's 10 s ticker: the next tick after the pod went
+            self.tas_requeue_pending = True
+            tick = (self.now // NON_TAS_REQUEUE_INTERVAL + 1) * NON_TAS_REQUEUE_INTERVAL
+            self.events.at(tick, "tas_requeue")
         p.phase = GONE
 
     def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey, message: str = "") -> None:
@@ -725,6 +754,17 @@ class Simulator:
             # a pod past deletionTimestamp + grace is no longer active (#6872), even if it never goes away
             self.events.after(max(p.grace for p in live) + latency, "quota_release", (sw, sw.epoch))
         # otherwise: released when the last pod is gone (on_pod_gone)
+
+    def on_tas_requeue(self, _payload) -> None:
+        """Freed non-TAS capacity: the parked workloads of the ClusterQueues on those nodes' TAS
+        flavors are retried (sim/tas.py NON_TAS_REQUEUE_FIX)."""
+        self.tas_requeue_pending = False
+        assert self.tas is not None
+        cqs = self.tas.drain_freed(self.scn.state)
+        if cqs:
+            self.model.dirty.update(cqs)
+            self.emit("tas_requeue", clusterQueues=cqs)
+            self.request_cycle()
 
     def on_pod_gone(self, payload) -> None:
         sw, epoch, pod = payload
@@ -783,6 +823,8 @@ class Simulator:
         if node is None:
             raise InputError(f"fault names node {fault.node}, which the scenario does not define",
                              file=self.scn.source, field="faults")
+        if self.tas is not None:
+            self.tas.node_ready(node.name, fault.kind == "nodeReady")
         if fault.kind == "nodeNotReady":
             node.ready = False
             for sw in self.workloads.values():

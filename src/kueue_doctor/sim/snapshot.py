@@ -20,10 +20,11 @@ from ..keys import WorkloadKey
 from ..kueue import constants as kc
 from ..kueue import layout
 from ..kueue.eviction import preempted_workload_message
-from .nodes import GONE, PENDING, TERMINATING
+from .nodes import GONE, PENDING, TERMINATING, with_pods
 from .scenario import CRASH_LOOP_BACKOFF, ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, JOB, POD_GROUP, READY, Scenario
 from .scenario import UNSCHEDULABLE as POD_UNSCHEDULABLE
 from .simulator import DEACTIVATED, EVICTED, FINISHED, QUEUED, RESERVED, RUNNING_W, WAITING, Simulator
+from .tas import encode_assignment, pod_marks, request_annotations
 from .zaplog import WINDOW, controller_log, eviction_message, hex_id, uid, with_retries, workload_name
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ class SnapshotWriter:
         items += [self.cohort(c) for _, c in sorted(st.cohorts.items())]
         items += [self.local_queue(lq) for _, lq in sorted(st.local_queues.items())]
         items += [self.flavor(rf) for _, rf in sorted(st.resource_flavors.items())]
+        items += [self.topology(t) for _, t in sorted(st.topologies.items())]
         items += [{"apiVersion": self.kueue_api, "kind": "WorkloadPriorityClass", "value": pc.value,
                    "metadata": self.meta("WorkloadPriorityClass", name, created=-86400)}
                   for name, pc in sorted(st.priority_classes.items())]
@@ -294,10 +296,17 @@ class SnapshotWriter:
         spec: dict = {}
         if rf.node_labels:
             spec["nodeLabels"] = dict(rf.node_labels)
+        if rf.topology_name:
+            spec["topologyName"] = rf.topology_name
         return {"apiVersion": self.kueue_api, "kind": "ResourceFlavor",
                 "metadata": self.meta("ResourceFlavor", rf.meta.name, created=-86400,
                                       finalizers=[kc.RESOURCE_IN_USE_FINALIZER]),
                 "spec": spec}
+
+    def topology(self, t) -> dict:
+        return {"apiVersion": self.kueue_api, "kind": "Topology",
+                "metadata": self.meta("Topology", t.meta.name, created=-86400),
+                "spec": {"levels": [{"nodeLabel": lv} for lv in t.levels]}}
 
     # -- Workloads ----------------------------------------------------------------------------
     def _requests(self, sw) -> dict:
@@ -456,6 +465,8 @@ class SnapshotWriter:
                                        for i in range(sw.spec.pods)]
         spec = {"active": sw.obj.active, "priority": sw.spec.priority, "queueName": sw.spec.queue,
                 "podSets": [{"count": sw.spec.pods, "name": "main", "template": self.pod_template(sw)}]}
+        if sw.spec.topology:
+            spec["podSets"][0]["topologyRequest"] = dict(sw.spec.topology)
         if sw.obj.preemption_gates and self.kueue_api.endswith("/v1beta2"):
             spec["preemptionGates"] = [{"name": g} for g in sw.obj.preemption_gates]
         if sw.parent is not None:   # a ConcurrentAdmission variant: owned by its parent Workload
@@ -484,7 +495,9 @@ class SnapshotWriter:
             f = adm[-1][2]
             status["admission"] = {"clusterQueue": f["clusterQueue"], "podSetAssignments": [
                 {"count": ps["count"], "flavors": dict(ps["flavors"]), "name": ps["name"],
-                 "resourceUsage": {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()}}
+                 "resourceUsage": {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()},
+                 **({"topologyAssignment": encode_assignment(ps["topologyAssignment"], self.kueue_api)}
+                    if "topologyAssignment" in ps else {})}
                 for ps in f.get("assignments", [])]}
         elif conds:
             status["resourceRequests"] = [{"name": "main", "resources": {
@@ -494,7 +507,8 @@ class SnapshotWriter:
 
     def pod_template(self, sw) -> dict:
         req = self._requests(sw)
-        return {"metadata": {}, "spec": {
+        ann = request_annotations(sw.spec)
+        return {"metadata": {"annotations": ann} if ann else {}, "spec": {
             "containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
                             "resources": {"requests": dict(req), "limits": {r: v for r, v in req.items()
                                                                               if r != "cpu"}}}],
@@ -505,7 +519,7 @@ class SnapshotWriter:
         out = []
         for n in self.sim.pool.nodes:
             labels = {"kubernetes.io/hostname": n.name, "kubernetes.io/os": "linux", **n.labels}
-            alloc = {r: format_amount(r, v) for r, v in sorted(n.allocatable.items())}
+            alloc = {r: format_amount(r, v) for r, v in sorted(with_pods(n.allocatable).items())}
             ready = {"lastHeartbeatTime": self.time(self.at), "lastTransitionTime": self.time_before(3 * 86400),
                      "message": "kubelet is posting ready status", "reason": "KubeletReady", "status": "True",
                      "type": "Ready"}
@@ -574,14 +588,17 @@ class SnapshotWriter:
             meta["annotations"] = {kc.POD_GROUP_TOTAL_COUNT_ANNOTATION: str(sw.spec.pods),
                                    kc.WORKLOAD_ANNOTATION: wl}
             meta["finalizers"] = [kc.MANAGED_FINALIZER]
+        tas_labels, tas_annotations = pod_marks(sw.spec, bool(sw.topology), self.v)
+        meta["labels"].update(tas_labels)
+        meta["annotations"].update(tas_annotations)
         req = self._requests(sw)
         spec = {"containers": [{"image": "registry.example.com/ml/train:1.0", "name": "main",
                                 "resources": {"requests": dict(req),
                                               "limits": {r: v for r, v in req.items() if r != "cpu"}}}],
                 "restartPolicy": "Never", "schedulerName": "default-scheduler",
                 "terminationGracePeriodSeconds": int(sw.spec.grace)}
-        if sw.labels:
-            spec["nodeSelector"] = dict(sw.labels)
+        if sw.labels or (p is not None and p.domain):
+            spec["nodeSelector"] = {**sw.labels, **(p.domain if p is not None and p.domain else {})}
         status: dict = {"phase": "Pending", "qosClass": "Burstable"}
         conds = []
         why = sw.spec.readiness

@@ -22,7 +22,7 @@ from ..duration import duration
 from ..errors import InputError
 from ..frag.trace import node_rows, pod_rows
 from ..samples import existing, resolve
-from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec
+from .scenario import JOB, POD_GROUP, NodeSpec, Scenario, WorkloadSpec, topology_request_of
 
 KINDS = ("philly", "openb")
 GPU = "nvidia.com/gpu"
@@ -76,6 +76,8 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
     scn.notes.append(f"{where}: {len(jobs)} workloads, {len(tenants)} tenants; " + "; ".join(trace.notes))
     if scale != 1.0:
         scn.notes.append(f"{where}: arrival times and runtimes multiplied by timeScale {scale:g}")
+    topology = topology_request_of(f)       # for the jobs of at least topologyMinPods pods
+    min_pods = f.int("topologyMinPods", 1, minimum=1)
     out = []
     for j in jobs:
         synthetic = list(j.synthetic)
@@ -83,7 +85,8 @@ def load_trace(f: Fields, base: Path, scn: Scenario) -> list[WorkloadSpec]:
             synthetic.append(f"times scaled by {scale:g}")
         out.append(WorkloadSpec(at=j.at * scale, namespace=prefix + j.tenant, name=j.name, queue=queue,
                                 requests=dict(j.requests), pods=j.pods, runtime=j.runtime * scale, kind=j.kind,
-                                klass=j.klass, synthetic="; ".join(synthetic)))
+                                klass=j.klass, synthetic="; ".join(synthetic),
+                                **(topology if j.pods >= min_pods else {})))
     return out
 
 

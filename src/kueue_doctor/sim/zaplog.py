@@ -24,6 +24,7 @@ from ..kueue import logvocab as lv
 from ..kueue.eviction import cohort_path, preemption_message
 from ..kueue.releases import DrsMode
 from .scenario import JOB
+from .tas import encode_assignment
 
 RETRY_EVERY = 14.0      # median spacing of kept retries in the gathered examples
 RETRY_JITTER = 4.0
@@ -222,6 +223,7 @@ class ZapLog:
         self.lines: list[tuple[float, int, str]] = []
         self.seq = 0
         self.v017 = sim.kueue.version >= (0, 17, 0)
+        self.kueue_api = "kueue.x-k8s.io/v1beta2" if sim.kueue.version >= (0, 15, 0) else "kueue.x-k8s.io/v1beta1"
 
     def line(self, t: float, v: int, logger: str, caller: str, msg: str, fields: dict) -> None:
         rec = {lv.LEVEL: lv.level(v), lv.TS: format_time(self.sim, t), lv.LOGGER: logger, lv.CALLER: caller,
@@ -316,7 +318,10 @@ class ZapLog:
                            lv.KEY_NOMINATED_ASSIGNMENT: self.nominated(sim, fa), lv.KEY_PREEMPTED: None})
                 asg = [{lv.KEY_NAME: ps["name"], lv.KEY_FLAVORS: ps["flavors"],
                         lv.KEY_RESOURCE_USAGE: {r: format_amount(r, v) for r, v in ps["resourceUsage"].items()},
-                        lv.KEY_COUNT: ps["count"]} for ps in f.get("assignments", [])]
+                        lv.KEY_COUNT: ps["count"],
+                        # the PodSetAssignment as Kueue's API types print it (TAS workloads)
+                        **({"topologyAssignment": encode_assignment(ps["topologyAssignment"], self.kueue_api)}
+                           if "topologyAssignment" in ps else {})} for ps in f.get("assignments", [])]
                 self.line(now + 0.015, 2, "scheduler", "scheduler/scheduler.go:872", lv.MSG_ADMITTED,
                           {**base, lv.KEY_ASSIGNMENTS: asg})
                 now += 0.0004
