@@ -2,6 +2,7 @@
 guarantee (``kueue_doctor.guarantee``), victims, health, what was read. Computed once."""
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,6 +15,7 @@ from ..engine.assignment import MODE_NAMES
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.preemption import Preemptor
+from ..engine.transformations import TransformBehaviour
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
 from ..keys import WorkloadKey
@@ -237,6 +239,9 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
     if release is not None:
         cfg.drs_mode = release.drs_mode
+        # the release's transformation arithmetic (engine/transformations.py, 'Per release')
+        cfg.resource_rules = dataclasses.replace(cfg.resource_rules,
+                                                 behaviour=TransformBehaviour.for_release(release.version))
         cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
         cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
     if now is not None:

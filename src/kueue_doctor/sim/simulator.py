@@ -20,10 +20,11 @@ from ..api import build
 from ..api import objects as o
 from ..engine import admissionchecks as acs
 from ..engine import afs, podsready
-from ..engine.config import EngineConfig
+from ..engine.config import EngineConfig, resource_rules
 from ..engine.model import AdmissionModel
 from ..engine.scheduler import CycleResult
 from ..engine.tas.cycle import topology_of
+from ..engine.transformations import TransformBehaviour
 from ..errors import InputError
 from ..keys import WorkloadKey
 from ..kueue import constants as kc
@@ -106,6 +107,10 @@ class Simulator:
                 cfg.preemption_strategies = list(scn.fair_sharing["preemptionStrategies"])
         elif scn.state.configuration is not None:
             cfg.fair_sharing = scn.state.configuration.fair_sharing.enabled
+        c = scn.state.configuration
+        if c is not None:   # a Kueue Configuration among the objects: its resources rules, as the release applies them
+            cfg.resource_rules = resource_rules(c.exclude_resource_prefixes, c.resource_transformations, cfg.gates)
+        cfg.resource_rules = replace(cfg.resource_rules, behaviour=TransformBehaviour.for_release(self.kueue.version))
         if scn.admission_fair_sharing is not None:
             cfg.admission_fair_sharing = afs.AfsConfig.from_api(scn.admission_fair_sharing)
             cfg.afs_behaviour = afs.AfsBehaviour.for_release(self.kueue.version)
