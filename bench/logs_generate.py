@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="1G", help="approximate size, e.g. 200M or 1G")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--mix", choices=("v5", "scheduler"), default="v5",
-                   help="v5: the whole controller at V(5); scheduler: a busy cluster, nearly every line the scheduler's")
+                   help="v5: the whole controller at V(5); scheduler: a busy cluster, nearly all scheduler lines")
     args = p.parse_args(argv)
     started = time.monotonic()
     start = datetime(2026, 8, 20, 10, 0, tzinfo=UTC).timestamp()

@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-import logs_generate  # noqa: E402
+import logs_generate
 
 START = 1_787_220_000.0  # 2026-08-20T10:00:00Z, as the generator's main() uses
 LOGS = sorted(p for pattern in ("tests/**/*.log", "tests/**/*.log.gz", "examples/**/*.log", "examples/**/*.log.gz")
