@@ -51,9 +51,10 @@ _ODD = ((ODD_END, rb"[^}]\n"), (ODD_START, rb"\n[^{]"))
 
 
 class Hits:
-    """A buffer's hits: ``msgs`` (start of the ``"msg"`` key, kind) of the leftmost message in each
-    line in order, ``errors`` the starts of error-level lines, ``odd`` the starts of lines that are
-    not ``{...}``, in order."""
+    """A buffer's hits, each list in order: ``msgs`` (where ``msg":"`` starts, kind) of every
+    message (a line's own is its leftmost: no two can start at one place, none being a prefix of
+    another), ``errors`` where the error-level prefix starts, ``odd`` the starts of lines that are
+    not ``{...}``."""
 
     __slots__ = ("errors", "msgs", "odd")
 
@@ -63,31 +64,22 @@ class Hits:
         self.odd = odd
 
 
-def _line_start(buf: bytes, a: int, p: int) -> int:
-    return buf.rfind(b"\n", a, p) + 1 or a
-
-
-def _collect(buf: bytes, a: int, b: int, raw: list) -> Hits:
-    """``raw``: (start, kind, end) in any order. A line's message is its leftmost one (no two
-    messages can start at one place: none is a prefix of another)."""
+def _collect(buf: bytes, a: int, raw: list) -> Hits:
+    """``raw``: (start, kind, end) in any order."""
     msgs: list = []
     errors: list = []
     odd: set = set()
     if buf[a] != 0x7B:
         odd.add(a)
-    last_line = -1
     raw.sort()
     for start, kind, end in raw:
-        if kind >= ODD_END:
-            # end - 1: the newline after the odd line (ODD_END), the odd line's start (ODD_START)
-            odd.add(_line_start(buf, a, end - 1) if kind == ODD_END else end - 1)
+        if kind < ERROR:
+            msgs.append((start + 1, kind))   # + 1: where 'msg":"' starts, after the quote
         elif kind == ERROR:
             errors.append(start)
         else:
-            ls = _line_start(buf, a, start)
-            if ls != last_line:
-                msgs.append((start + 1, kind, ls))   # + 1: where 'msg":"' starts, after the quote
-                last_line = ls
+            # end - 1: the newline after the odd line (ODD_END), the odd line's start (ODD_START)
+            odd.add(buf.rfind(b"\n", a, end - 1) + 1 or a if kind == ODD_END else end - 1)
     return Hits(msgs, errors, sorted(odd))
 
 
@@ -125,7 +117,7 @@ def find(buf: bytes, a: int, b: int) -> Hits:
             append((end - lengths[i], kinds[i], end))
 
         db.scan(memoryview(buf)[a:b], match_event_handler=hit)
-        return _collect(buf, a, b, raw)
+        return _collect(buf, a, raw)
     raw = [(m.start(), _GROUP_KIND[m.lastindex or 0], m.end()) for m in _ALTERNATION.finditer(buf, a, b)]
     p = buf.find(ERROR_PREFIX, a, b)
     while p >= 0:
@@ -135,4 +127,4 @@ def find(buf: bytes, a: int, b: int) -> Hits:
         # the ends hyperscan gives: one past the newline (ODD_END), one past the line's first byte
         raw.extend((m.start(), ODD_END, m.end() + 1) for m in _ODD_END_RE.finditer(buf, a, b))
         raw.extend((m.start(), ODD_START, m.end() + 1) for m in _ODD_START_RE.finditer(buf, a, b))
-    return _collect(buf, a, b, raw)
+    return _collect(buf, a, raw)

@@ -407,12 +407,15 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
         hits = candidates.find(buf, a, b)
         msgs, errors = hits.msgs, hits.errors
     spans = []
-    find = buf.find
-    for s, kind, ls in msgs:
+    find, rfind = buf.find, buf.rfind
+    le = -1
+    for s, kind in msgs:
+        if s < le:   # a line's message is its first
+            continue
         le = find(b"\n", s, b)
         if kind == _EVALUATED and not _keep_evaluated(buf, s + 6, le):
             continue
-        spans.append((ls, le, kind))
+        spans.append((rfind(b"\n", a, s) + 1 or a, le, kind))
     if errors:
         # Error lines count whatever their message; rare, so they and the lines around them
         # take the general path, in file order (one per line: the first error prefix in it).
@@ -463,6 +466,7 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
 
 
 _SECONDS: dict[bytes, float | None] = {}
+_POWERS = tuple(10 ** n for n in range(10))
 
 
 def _ts(text: bytes) -> float | None:
@@ -477,10 +481,10 @@ def _ts(text: bytes) -> float | None:
         if len(_SECONDS) > 100_000:
             _SECONDS.clear()
         _SECONDS[head] = base
-    if len(text) > 21 and text[19] == 0x2E and text[-1] == 0x5A:
+    if 21 < len(text) < 31 and text[19] == 0x2E and text[-1] == 0x5A:
         digits = text[20:-1]
         if digits.isdigit():
-            return base + int(digits) / 10 ** len(digits) - 0.0
+            return base + int(digits) / _POWERS[len(digits)] - 0.0
     return parse_ts(text.decode())
 
 
