@@ -297,29 +297,41 @@ def generate_scheduler(out, size: int, seed: int, start: float) -> int:
     w = Writer(out, start, rng)
     pending = {cq: ["job-%s-%06d" % (cq, i) for i in range(1200)] for cq in QUEUES}
     serial = 1200
+    last_head = {cq: pending[cq][0] for cq in QUEUES}
     while w.size < size:
         heads = [(cq, pending[cq][rng.randrange(len(pending[cq]))]) for cq in rng.sample(QUEUES, 4)]
         cycle_begin(w, len(heads))
         for i, (cq, name) in enumerate(heads):
-            rivals = [(o, pending[o][0], str(rng.choice((0, 125, 250, 500)) if o != "batch" else "0"))
-                      for o in QUEUES[:3]]
+            last_head[cq] = name
+            # the rivals: each queue's head of an earlier cycle, so the scanner knows its queue
+            rivals = [(o, last_head[o], str(rng.choice((0, 125, 250, 500))))
+                      for o in ("team-a", "team-b", "team-c", "infer")]
             tournament(w, cq, name, cq, rivals)
             sched(w, 2, "scheduler/scheduler.go:384", "Attempting to schedule workload", wl_keys(cq, name, cq))
             if i == 0 and rng.random() < 0.5:
                 sched(w, 2, "scheduler/scheduler.go:1046", "Workload assumed in the cache", wl_keys(cq, name, cq))
+                # infer borrows: with its DRS 0 in later tournaments, drs-rounding's evidence
                 sched(w, 3, "scheduler/logging.go:42", "Workload evaluated for admission",
-                      wl_keys(cq, name, cq, cohort=False) + ',"status":"assumed","reason":""')
+                      wl_keys(cq, name, cq, cohort=False) + ',"status":"assumed","reason":"","nominatedAssignment":'
+                      + _assignment(8, 1 if cq == "infer" else 0))
                 sched(w, 2, "scheduler/scheduler.go:1005", "Workload successfully admitted and assigned flavors",
                       wl_keys(cq, name, cq) + ',"assignments":[{"name":"main","flavors":{"nvidia.com/gpu":"h100"},'
                       '"resourceUsage":{"nvidia.com/gpu":"8"},"count":1}]')
                 pending[cq].remove(name)
+                last_head[cq] = pending[cq][0]
                 serial += 1
                 pending[cq].append("job-%s-%06d" % (cq, serial))
             else:
                 sched(w, 3, "scheduler/logging.go:42", "Workload evaluated for admission",
                       wl_keys(cq, name, cq, cohort=False) + ',"status":"","reason":"couldn\'t assign flavors to pod '
                       'set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"')
-                requeue(w, cq, name, cq, "NoFit")
+                if rng.random() < 0.02:
+                    sched(w, 2, "scheduler/scheduler.go:491",
+                          "Workload requires preemption, but there are no candidate workloads allowed for preemption",
+                          wl_keys(cq, name, cq))
+                    requeue(w, cq, name, cq, "PreemptionNoCandidates")
+                else:
+                    requeue(w, cq, name, cq, "NoFit")
         cycle_end(w)
         if rng.random() < 0.0001:
             junk(w)
