@@ -9,6 +9,10 @@ controller. Between 40% and 60% of the way through, a zombie victim in ClusterQu
 preemption target of the heads of team-a and team-b (stuck-preemption-target); between 65% and
 85%, team-d's head waits about 2 minutes per victim (slow-preemption-release). A few garbage,
 truncated and very long lines are sprinkled in, as real files have. Deterministic per --seed.
+
+``--mix scheduler`` writes a busy cluster's log instead: nearly every line a scheduler line (cycle
+start/complete, the DRS tournament, "Attempting to schedule workload", evaluations, re-queues,
+admissions), about 2.8 million lines per GB, with hundreds of heads per queue waiting in turn.
 """
 from __future__ import annotations
 
@@ -272,6 +276,69 @@ def generate(out, size: int, seed: int, start: float) -> int:
     return w.size
 
 
+def tournament(w: Writer, ns: str, name: str, cq: str, rivals: list[tuple[str, str, str]]) -> None:
+    root = ',"rootCohort":{"name":"%s"}' % COHORT
+    sched(w, 5, "scheduler/fair_sharing_iterator.go:86", "Computing DominantResourceShare for tournament", root)
+    sched(w, 3, "scheduler/fair_sharing_iterator.go:89",
+          "Running tournament to decide next workload to consider in scheduling cycle", root)
+    win = root + ',"cohort":{"name":"%s"},"clusterQueue":{"name":"%s"},"winningWorkload":%s' % (
+        COHORT, cq, _ref(ns, name))
+    sched(w, 3, "scheduler/fair_sharing_iterator.go:97", "Determined tournament winner", win)
+    values = ",".join('{"parentCohort":"%s","workload":"%s/%s","drs":"%s"}' % (COHORT, r_ns, r_name, drs)
+                      for r_ns, r_name, drs in rivals)
+    sched(w, 4, "scheduler/fair_sharing_iterator.go:227", "DominantResourceShare values used during tournament",
+          win + ',"drsValues":[%s]' % values)
+
+
+def generate_scheduler(out, size: int, seed: int, start: float) -> int:
+    """A busy cluster: each cycle admits one or two heads and re-queues the others, which wait
+    hundreds of cycles; every head is chosen by a DRS tournament first."""
+    rng = random.Random(seed)
+    w = Writer(out, start, rng)
+    pending = {cq: ["job-%s-%06d" % (cq, i) for i in range(1200)] for cq in QUEUES}
+    serial = 1200
+    last_head = {cq: pending[cq][0] for cq in QUEUES}
+    while w.size < size:
+        heads = [(cq, pending[cq][rng.randrange(len(pending[cq]))]) for cq in rng.sample(QUEUES, 4)]
+        cycle_begin(w, len(heads))
+        for i, (cq, name) in enumerate(heads):
+            last_head[cq] = name
+            # the rivals: each queue's head of an earlier cycle, so the scanner knows its queue
+            rivals = [(o, last_head[o], str(rng.choice((0, 125, 250, 500))))
+                      for o in ("team-a", "team-b", "team-c", "infer")]
+            tournament(w, cq, name, cq, rivals)
+            sched(w, 2, "scheduler/scheduler.go:384", "Attempting to schedule workload", wl_keys(cq, name, cq))
+            if i == 0 and rng.random() < 0.5:
+                sched(w, 2, "scheduler/scheduler.go:1046", "Workload assumed in the cache", wl_keys(cq, name, cq))
+                # infer borrows: with its DRS 0 in later tournaments, drs-rounding's evidence
+                sched(w, 3, "scheduler/logging.go:42", "Workload evaluated for admission",
+                      wl_keys(cq, name, cq, cohort=False) + ',"status":"assumed","reason":"","nominatedAssignment":'
+                      + _assignment(8, 1 if cq == "infer" else 0))
+                sched(w, 2, "scheduler/scheduler.go:1005", "Workload successfully admitted and assigned flavors",
+                      wl_keys(cq, name, cq) + ',"assignments":[{"name":"main","flavors":{"nvidia.com/gpu":"h100"},'
+                      '"resourceUsage":{"nvidia.com/gpu":"8"},"count":1}]')
+                pending[cq].remove(name)
+                last_head[cq] = pending[cq][0]
+                serial += 1
+                pending[cq].append("job-%s-%06d" % (cq, serial))
+            else:
+                sched(w, 3, "scheduler/logging.go:42", "Workload evaluated for admission",
+                      wl_keys(cq, name, cq, cohort=False) + ',"status":"","reason":"couldn\'t assign flavors to pod '
+                      'set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"')
+                if rng.random() < 0.02:
+                    sched(w, 2, "scheduler/scheduler.go:491",
+                          "Workload requires preemption, but there are no candidate workloads allowed for preemption",
+                          wl_keys(cq, name, cq))
+                    requeue(w, cq, name, cq, "PreemptionNoCandidates")
+                else:
+                    requeue(w, cq, name, cq, "NoFit")
+        cycle_end(w)
+        if rng.random() < 0.0001:
+            junk(w)
+    w.flush()
+    return w.size
+
+
 def parse_size(text: str) -> int:
     text = text.strip().upper()
     mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -285,11 +352,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out", help="output file (write it under /tmp; never commit it)")
     p.add_argument("--size", default="1G", help="approximate size, e.g. 200M or 1G")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--mix", choices=("v5", "scheduler"), default="v5",
+                   help="v5: the whole controller at V(5); scheduler: a busy cluster, nearly all scheduler lines")
     args = p.parse_args(argv)
     started = time.monotonic()
     start = datetime(2026, 8, 20, 10, 0, tzinfo=UTC).timestamp()
     with open(args.out, "w", encoding="utf-8", buffering=1 << 20) as out:
-        n = generate(out, parse_size(args.size), args.seed, start)
+        write = generate_scheduler if args.mix == "scheduler" else generate
+        n = write(out, parse_size(args.size), args.seed, start)
     print(f"wrote {n / 1e6:.0f} MB to {args.out} in {time.monotonic() - started:.1f}s", file=sys.stderr)
     return 0
 

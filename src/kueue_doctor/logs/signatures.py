@@ -7,6 +7,7 @@ grow with the log.
 """
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -112,6 +113,7 @@ _DURATION_KEY = key(KEY_DURATION)
 _DURATION_LEN = len(_DURATION_KEY)
 EXAMPLES = 3
 TIMES_CAP = 100_000
+HEADS_CAP = 1000
 
 
 def cycle_duration(line: bytes) -> float | None:
@@ -162,6 +164,7 @@ class Head:
     requeue: str = ""
     first: float | None = None
     last: float | None = None
+    seq: int = 0    # when it became a head: the order of QueueStats.heads
 
 
 @dataclass
@@ -178,6 +181,39 @@ class QueueStats:
     timeline: dict = field(default_factory=lambda: defaultdict(Counter))
     first: float | None = None
     last: float | None = None
+    # A heap of (attempts, seq, workload) at or below each head's attempts, built at the first
+    # time the heads are full: the least retried head is found without a walk over all of them.
+    least: list | None = None
+    made: int = 0   # heads made so far (their seq)
+
+    def new_head(self, wl: WorkloadKey, ts: float | None, cap: int) -> Head:
+        """A head for ``wl``; when there are ``cap`` already, the least retried one (the first
+        made among equals, as min() over the heads in order picks) is forgotten first."""
+        heads = self.heads
+        if len(heads) >= cap:
+            heads.pop(self._least_retried())
+        self.made += 1
+        head = heads[wl] = Head(first=ts, seq=self.made)
+        if self.least is not None:
+            heapq.heappush(self.least, (0, self.made, wl))
+        return head
+
+    def _least_retried(self) -> WorkloadKey:
+        heads = self.heads
+        least = self.least
+        if least is None or len(least) > 4 * len(heads):
+            least = self.least = [(h.attempts, h.seq, wl) for wl, h in heads.items()]
+            heapq.heapify(least)
+        while True:
+            attempts, seq, wl = least[0]
+            head = heads.get(wl)
+            if head is None or head.seq != seq:       # admitted (or made again) since
+                heapq.heappop(least)
+            elif head.attempts != attempts:           # retried since: attempts only grow
+                heapq.heapreplace(least, (head.attempts, seq, wl))
+            else:
+                heapq.heappop(least)
+                return wl
 
 
 @dataclass
@@ -277,6 +313,21 @@ class Evidence:
         self.in_window += 1
         return True
 
+    def seen_all(self, times: list) -> None:
+        """``seen`` for each of ``times`` (records that add nothing else), in one go."""
+        if self.since is not None or self.until is not None:
+            for ts in times:
+                self.seen(ts)
+            return
+        self.in_window += len(times)
+        known = [t for t in times if t is not None]
+        if known:
+            lo, hi = min(known), max(known)
+            if self.first is None or lo < self.first:
+                self.first = lo
+            if self.last is None or hi > self.last:
+                self.last = hi
+
     def finish(self) -> None:
         """Attribute preemptions to the preemptors' ClusterQueues, now that all lines are read."""
         for v in self.victims.values():
@@ -375,9 +426,7 @@ class Evidence:
                 r.requeues += 1
         head = q.heads.get(wl)
         if head is None:
-            if len(q.heads) >= 1000:  # bounded: forget the least retried head
-                q.heads.pop(min(q.heads, key=lambda k: q.heads[k].attempts))
-            head = q.heads[wl] = Head(first=ts)
+            head = q.new_head(wl, ts, HEADS_CAP)   # bounded: forgets the least retried head
         head.attempts += 1
         head.requeue = reason
         head.last = ts
@@ -491,12 +540,12 @@ class Evidence:
                 continue
             wl = workload_key(item.get(KEY_WORKLOAD))
             cq = ref(item.get(KEY_CLUSTER_QUEUE)) or (self.workload_cq.get(wl, "") if wl is not None else "")
-            self._drs_value(cq, item.get(KEY_DRS), ts, raw)
+            self.drs_value(cq, item.get(KEY_DRS), ts, raw)
 
     def _fs_strategy(self, obj, ts, raw):
-        self._drs_value(ref(obj.get(KEY_TARGET_CLUSTER_QUEUE)), obj.get(KEY_TARGET_OLD_SHARE), ts, raw)
+        self.drs_value(ref(obj.get(KEY_TARGET_CLUSTER_QUEUE)), obj.get(KEY_TARGET_OLD_SHARE), ts, raw)
 
-    def _drs_value(self, cq: str, value, ts, raw) -> None:
+    def drs_value(self, cq: str, value, ts, raw) -> None:
         if not cq:
             return
         try:
@@ -519,11 +568,19 @@ class Evidence:
             self._duration(d)
 
     def _duration(self, d: float) -> None:
-        self.cycles += 1
-        self.cycle_total += d
-        self.cycle_max = max(self.cycle_max, d)
-        if d > 1.0:
-            self.cycle_slow += 1
+        self.durations((d,))
+
+    def durations(self, ds) -> None:
+        """Cycle durations, added in file order (a float sum depends on its order)."""
+        n, total, top, slow = self.cycles, self.cycle_total, self.cycle_max, self.cycle_slow
+        for d in ds:
+            n += 1
+            total += d
+            if d > top:   # what max(top, d) keeps
+                top = d
+            if d > 1.0:
+                slow += 1
+        self.cycles, self.cycle_total, self.cycle_max, self.cycle_slow = n, total, top, slow
 
     def _error(self, obj, ts, raw):
         msg = str(obj.get(MSG))

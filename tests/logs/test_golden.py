@@ -1,0 +1,31 @@
+"""Reports identical to the ones the scanner gave before the multi-pattern scan and the bulk
+aggregation (golden_reports.json, see golden.py), sequential and in worker processes, with the
+multi-pattern library and with the pure fallback it needs where no wheel exists."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kueue_doctor.logs import candidates
+
+from .golden import cases, report, write
+
+GOLDEN = json.loads((Path(__file__).parent / "golden_reports.json").read_text())
+CASES = dict(cases())
+
+
+def test_every_case_has_a_golden_report():
+    assert sorted(CASES) == sorted(GOLDEN)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["library", "pure"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_report_is_todays(tmp_path, monkeypatch, name, pure):
+    if pure:
+        monkeypatch.setattr(candidates, "hyperscan", None)
+    path = write(tmp_path, name, CASES[name]())
+    assert report(path, workers=1) == GOLDEN[name]
+    if not name.endswith(".gz"):
+        assert report(path, workers=2, chunk_size=1 << 16) == GOLDEN[name]
