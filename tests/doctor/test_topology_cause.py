@@ -1,0 +1,145 @@
+"""topology-fragmentation on gathered TAS folders (tests/data/causes/topology-*, written by
+topology_folders.py): named first where no rack has room, not where one has, not on a
+healthy busy cluster, and `unknown` with what to collect when Topologies or Nodes are missing."""
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from kueue_doctor.cli import cli
+from kueue_doctor.doctor.diagnose import diagnose_facts
+
+from . import cause_folders
+from . import topology_folders as tf
+from .cluster import facts_of
+
+DATA = cause_folders.DATA
+HEAD = "training/job-llm-pretrain-8x4-7c1d2"
+
+
+def diagnose(name: str) -> tuple[int, dict]:
+    out = CliRunner().invoke(cli, ["diagnose", str(DATA / name), "-o", "json"])
+    assert out.exception is None or isinstance(out.exception, SystemExit), out.output
+    return out.exit_code, json.loads(out.stdout)
+
+
+def ids(d: dict) -> list[str]:
+    return [c["id"] for c in d["causes"]]
+
+
+def test_the_committed_folders_are_what_the_builder_writes(tmp_path):
+    for name in tf.FOLDERS:
+        fresh = tf.write(tmp_path, name)
+        committed = {p.name: p.read_bytes() for p in (DATA / name).iterdir() if p.name != "PROVENANCE.md"}
+        assert {p.name: p.read_bytes() for p in fresh.iterdir()} == committed, name
+
+
+def test_no_rack_with_room_is_named_first_with_the_numbers():
+    code, d = diagnose("topology-fragmentation")
+    assert code == 1 and d["verdict"] == "violation"
+    c = d["causes"][0]
+    assert c["id"] == "topology-fragmentation" and c["confidence"] == "high"
+    assert c["clusterQueues"] == ["training"] and c["workloads"] == [HEAD]
+    assert ("no rack (cloud.provider.com/topology-rack) of flavor h100-tas has room for pod set workers: largest "
+            "free rack: 24 GPUs (b2/b2-r1, room for 5 of 8 pods); needs 32 GPUs (8 pods x 4 GPUs) in one rack"
+            in c["summary"])
+    assert "Preemption cannot free a rack" in c["summary"]
+    ev = c["evidence"]
+    # Kueue's own message, and the engine's placement saying the same
+    assert f"Kueue: QuotaReserved=False, reason Pending: {tf.HEAD_MESSAGE}" in ev
+    assert any(e.startswith("engine's TAS placement now: topology \"h100-topology\" allows to fit only 5 out of 8")
+               for e in ev)
+    assert ("largest free domain per level on h100-tas: block b2: 44 GPUs (of 2 blocks); rack b2/b2-r1: 24 GPUs "
+            "(of 4 racks); node gpu-b1-r1-n3: 8 GPUs (of 16 nodes)") in ev
+    # the best candidate racks and what holds them: pods Kueue does not manage, TAS workloads
+    assert ("rack b2/b2-r1 (24 GPUs free, takes 5 of 8 pods) is used by pods Kueue does not manage "
+            "notebooks/jupyter-alice (2 GPUs), notebooks/jupyter-bob (6 GPUs)") in ev
+    assert any(e.startswith("rack b2/b2-r2 (20 GPUs free, takes 5 of 8 pods) is used by TAS workloads "
+                            "research/job-eval-suite-0b3d5 (research, 1 pod, 8 GPUs); pods Kueue does not manage "
+                            "gpu-ops/gpu-burn-check (4 GPUs)") for e in ev)
+    assert "preferred" in c["remedy"]
+
+
+def test_not_named_when_a_rack_has_room():
+    # Kueue's condition still carries the last cycle's topology message; the engine places the head
+    _, d = diagnose("topology-rack-free")
+    assert "topology-fragmentation" not in ids(d)
+
+
+def test_not_named_on_a_healthy_busy_cluster():
+    from .cause_folders import DATA as CAUSES
+    out = CliRunner().invoke(cli, ["diagnose", str(CAUSES / "healthy-busy"), "-o", "json"])
+    assert out.exit_code == 0 and json.loads(out.stdout)["causes"] == []
+
+
+def test_preemption_that_frees_a_rack_is_named(tmp_path):
+    objs = tf.cluster(False)
+    for o in objs:
+        if o["kind"] == "ClusterQueue" and o["metadata"]["name"] == "training":
+            o["spec"]["preemption"]["withinClusterQueue"] = "LowerPriority"
+        if o["kind"] == "Workload" and o["metadata"]["name"] == tf.HEAD[1]:
+            o["spec"]["priority"] = 100
+    d = diagnose_facts(facts_of(tmp_path, objs))
+    c = next(c for c in d.causes if c.id == "topology-fragmentation")
+    assert ("Preemption can free a rack: Kueue's preemption would evict training/job-finetune-7b-41c7e "
+            "(InClusterQueue, in training)") in c.summary
+
+
+def test_unknown_with_what_to_collect_without_topologies(tmp_path):
+    objs = [o for o in tf.cluster(False) if o["kind"] != "Topology"]
+    d = diagnose_facts(facts_of(tmp_path, objs))
+    c = next(c for c in d.causes if c.id == "topology-fragmentation")
+    assert c.confidence == "medium" and "unknown" in c.summary
+    assert "kubectl get topologies.kueue.x-k8s.io -o yaml" in c.summary
+
+
+def test_unknown_without_nodes(tmp_path):
+    objs = [o for o in tf.cluster(False) if o["kind"] != "Node"]
+    d = diagnose_facts(facts_of(tmp_path, objs))
+    c = next(c for c in d.causes if c.id == "topology-fragmentation")
+    assert "unknown" in c.summary and "kubectl get nodes -o yaml" in c.summary
+
+
+def test_not_named_for_a_head_that_asks_for_no_topology(tmp_path):
+    objs = tf.cluster(False)
+    for o in objs:
+        if o["kind"] == "ResourceFlavor":
+            o["spec"].pop("topologyName")
+        if o["kind"] == "Workload" and o["metadata"]["name"] == tf.HEAD[1]:
+            o["spec"]["podSets"][0].pop("topologyRequest")
+            o["spec"]["podSets"][0]["template"].pop("metadata")
+            o["status"]["conditions"][0]["message"] = "couldn't assign flavors to pod set workers: insufficient quota"
+    d = diagnose_facts(facts_of(tmp_path, objs))
+    assert "topology-fragmentation" not in [c.id for c in d.causes]
+
+
+def explain_json(name: str) -> dict:
+    out = CliRunner().invoke(cli, ["explain", HEAD, str(DATA / name), "-o", "json"])
+    assert out.exception is None or isinstance(out.exception, SystemExit), out.output
+    return json.loads(out.stdout)
+
+
+def test_explain_shows_free_capacity_per_rack_and_the_failure():
+    import jsonschema
+
+    doc = explain_json("topology-fragmentation")
+    schema = json.loads((DATA.parents[2] / "src/kueue_doctor/data/schemas/Explanation.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    (item,) = [i for i in doc["chain"] if i["topic"] == "topology"]
+    data = item["data"]
+    assert data["level"] == tf.RACK and data["mode"] == "required" and data["flavor"] == "h100-tas"
+    assert [(d["domain"], d["free"]["nvidia.com/gpu"], d["pods"]) for d in data["domains"]] == [
+        ("b2/b2-r1", "24", 5), ("b2/b2-r2", "20", 5), ("b1/b1-r1", "16", 4), ("b1/b1-r2", "8", 2)]
+    assert data["domainCount"] == 4 and data["assignment"] is None and data["fitsEmptyCluster"] is True
+    assert data["failure"].startswith('topology "h100-topology" allows to fit only 5 out of 8 pod(s)')
+    assert "free per rack: b2/b2-r1 24 GPUs (5 of 8 pods)" in item["text"] and "and 1 more (4 rack(s))" in item["text"]
+
+
+def test_explain_shows_the_assignment_where_a_rack_has_room():
+    doc = explain_json("topology-rack-free")
+    (item,) = [i for i in doc["chain"] if i["topic"] == "topology"]
+    a = item["data"]["assignment"]
+    assert a["levels"] == [tf.HOST]
+    assert [(d["values"][-1], d["count"]) for d in a["domains"]] == [(f"gpu-b1-r1-n{i}", 2) for i in (1, 2, 3, 4)]
+    assert item["data"]["failure"] is None
