@@ -143,3 +143,34 @@ def test_explain_shows_the_assignment_where_a_rack_has_room():
     assert a["levels"] == [tf.HOST]
     assert [(d["values"][-1], d["count"]) for d in a["domains"]] == [(f"gpu-b1-r1-n{i}", 2) for i in (1, 2, 3, 4)]
     assert item["data"]["failure"] is None
+
+
+def step2(d: dict) -> dict:
+    return next(s for s in d["steps"] if s["step"] == 2)
+
+
+def test_step2_covers_topology_domains():
+    _, d = diagnose("topology-fragmentation")
+    s = step2(d)
+    assert s["status"] == "fail" and s["summary"] == "no topology domain has room for the head of training"
+    assert s["read"]["Topology"] == 2
+    assert (f"training: head {HEAD} pod set workers: no rack of h100-tas has room: largest free rack: 24 GPUs "
+            "(b2/b2-r1, room for 5 of 8 pods); needs 32 GPUs (8 pods x 4 GPUs) in one rack") in s["evidence"]
+    # node slots alone would have passed it: 16 single-pod slots are free
+    assert any("slots are free, so fragmentation does not explain the wait" in e for e in s["evidence"])
+    _, d = diagnose("topology-rack-free")
+    assert step2(d)["status"] == "pass"
+
+
+def test_step2_unknown_without_topologies(tmp_path):
+    objs = [o for o in tf.cluster(False) if o["kind"] != "Topology"]
+    d = diagnose_facts(facts_of(tmp_path, objs))
+    s = d.steps[1]
+    assert s.status == "unknown" and "kubectl get topologies.kueue.x-k8s.io -o yaml" in s.summary
+
+
+def test_diagnosis_json_keeps_its_schema():
+    import jsonschema
+    _, d = diagnose("topology-fragmentation")
+    schema = json.loads((DATA.parents[2] / "src/kueue_doctor/data/schemas/Diagnosis.schema.json").read_text())
+    jsonschema.validate(d, schema)

@@ -153,8 +153,10 @@ def head_topology(model: AdmissionModel, wi: WorkloadInfo, flavor_names: list[st
         return None
     reason, message = kueue_message(w)
     missing = missing_data(state, flavor_names)
-    if missing or tas is None:
-        return HeadTopology((), missing or (TOPOLOGY_COLLECT,), reason, message)
+    if missing:
+        return HeadTopology((), missing, reason, message)
+    if tas is None:
+        return None   # the release runs without TopologyAwareScheduling: Kueue ignores the request
     cq_tas_only = tas_only(flavor_names, state.resource_flavors, state.topologies)
     by_flavor: dict[str, list[TASPodSetRequest]] = {}
     counts = {psa.name: psa.count for psa in assignment.pod_sets}

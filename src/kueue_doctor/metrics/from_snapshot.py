@@ -8,6 +8,7 @@ from ..doctor.facts import Facts
 from ..engine.nodes import node_infos
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import GatheredSnapshot
+from .topology import topology_rows
 from .view import View, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
@@ -32,6 +33,7 @@ def view_from_snapshot(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN
         if v.past_grace:
             view.past_grace[cq] = view.past_grace.get(cq, 0) + 1
     free_slots(view, facts, cqs, pending)
+    topology_rows(view, facts)
     return view
 
 

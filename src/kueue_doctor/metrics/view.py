@@ -42,6 +42,8 @@ class View:
     # None: this source cannot run the doctor's cause analysis
     causes: dict[str, tuple[str, ...]] | None = None
     kueue_version: str = ""            # the Kueue release the served cluster runs, "" if unknown
+    # (flavor, topology, level, resource) -> free amount of the level's largest free domain (TAS)
+    topology_free: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
 
 
 def cause_queues(causes: Iterable[Cause]) -> dict[str, tuple[str, ...]]:
