@@ -68,9 +68,12 @@ def test_not_named_when_a_rack_has_room():
 
 
 def test_not_named_on_a_healthy_busy_cluster():
-    from .cause_folders import DATA as CAUSES
-    out = CliRunner().invoke(cli, ["diagnose", str(CAUSES / "healthy-busy"), "-o", "json"])
-    assert out.exit_code == 0 and json.loads(out.stdout)["causes"] == []
+    # the non-TAS one of the other cause folders, and the fragmented racks with nothing owed
+    for name in ("healthy-busy", "topology-healthy-busy"):
+        code, d = diagnose(name)
+        assert code == 0 and d["verdict"] == "no-violation" and d["causes"] == [], name
+    _, d = diagnose("topology-healthy-busy")
+    assert step2(d)["status"] == "skipped"
 
 
 def test_preemption_that_frees_a_rack_is_named(tmp_path):

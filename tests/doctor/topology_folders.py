@@ -13,6 +13,8 @@ Kueue v0.18.4 (the release of the other cause folders) as `kubectl get -o yaml` 
   research borrows nothing, so no preemption frees a rack.
 - ``topology-rack-free``: the same cluster a moment after research's sweep finished: rack b1-r1
   is free, the head fits there; Kueue's condition still carries the last cycle's message.
+- ``topology-healthy-busy``: the racks as fragmented, but the 8 x 4 GPU job waits in research,
+  which would have to borrow for it: nothing is owed, no cause.
 A second TAS flavor (L40S nodes, a v1beta2 Topology rack / hostname) runs an inference
 workload and is healthy in both.
 """
@@ -118,22 +120,24 @@ def tas_running(ns: str, name: str, lq: str, cq: str, flv: str, gpus: int, hosts
     return [w, j, *pods]
 
 
-def head() -> list[dict[str, Any]]:
-    ns, name = HEAD
-    w = workload(ns, name, "training", 4, created=at(45), count=8)
+def head(ns: str = HEAD[0], name: str = HEAD[1]) -> list[dict[str, Any]]:
+    w = workload(ns, name, ns, 4, created=at(45), count=8)
     ps = w["spec"]["podSets"][0]
     ps["name"] = "workers"
     ps["topologyRequest"] = {"required": RACK}
     ps["template"]["metadata"] = {"annotations": {"kueue.x-k8s.io/podset-required-topology": RACK}}
-    uid = "uid-job-llm-pretrain-8x4"
-    owned_by(w, "Job", "llm-pretrain-8x4", uid)
+    job_name = name.removeprefix("job-").rsplit("-", 1)[0]
+    uid = f"uid-job-{job_name}"
+    owned_by(w, "Job", job_name, uid)
     w["metadata"]["labels"] = {"kueue.x-k8s.io/job-uid": uid}
     condition(w, "QuotaReserved", "False", at(44), reason="Pending", message=HEAD_MESSAGE)
     w["status"]["resourceRequests"] = [{"name": "workers", "resources": {GPU: "32"}}]
-    return [w, job(ns, "llm-pretrain-8x4", uid=uid, queue="training", suspend=True)]
+    return [w, job(ns, job_name, uid=uid, queue=ns, suspend=True)]
 
 
-def cluster(rack_free: bool) -> list[dict[str, Any]]:
+def cluster(rack_free: bool, busy: bool = False) -> list[dict[str, Any]]:
+    """``busy``: the 8 x 4 GPU job waits in research instead, which has 8 GPUs of nominal quota
+    left: it would have to borrow, so nothing is owed (a healthy, busy TAS cluster)."""
     training = cluster_queue("training", {"h100-tas": 64}, strategy="BestEffortFIFO", cohort="ml")
     research = cluster_queue("research", {"h100-tas": 32}, strategy="BestEffortFIFO", cohort="ml")
     inference = cluster_queue("inference", {"l40s-tas": 8}, strategy="BestEffortFIFO")
@@ -158,7 +162,7 @@ def cluster(rack_free: bool) -> list[dict[str, Any]]:
     objs += [plain_pod("notebooks", "jupyter-alice", 2, "gpu-b2-r1-n1"),
              plain_pod("notebooks", "jupyter-bob", 6, "gpu-b2-r1-n2"),
              plain_pod("gpu-ops", "gpu-burn-check", 4, "gpu-b2-r2-n2")]
-    objs += head()
+    objs += head("research", "job-hparam-grid-8x4-2b9c4") if busy else head()
     return objs
 
 
@@ -174,7 +178,8 @@ def log() -> str:
     return "".join(out)
 
 
-FOLDERS = {"topology-fragmentation": lambda: cluster(False), "topology-rack-free": lambda: cluster(True)}
+FOLDERS = {"topology-fragmentation": lambda: cluster(False), "topology-rack-free": lambda: cluster(True),
+           "topology-healthy-busy": lambda: cluster(False, busy=True)}
 
 
 def write(root: Path, name: str) -> Path:
