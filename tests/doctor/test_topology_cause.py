@@ -177,3 +177,19 @@ def test_diagnosis_json_keeps_its_schema():
     _, d = diagnose("topology-fragmentation")
     schema = json.loads((DATA.parents[2] / "src/kueue_doctor/data/schemas/Diagnosis.schema.json").read_text())
     jsonschema.validate(d, schema)
+
+
+def test_preferred_instead_of_required_fits_and_is_not_named(tmp_path):
+    # the remedy the cause gives: preferred rack falls back to a block, where 10 of 8 pods fit
+    objs = tf.cluster(False)
+    for o in objs:
+        if o["kind"] == "Workload" and o["metadata"]["name"] == tf.HEAD[1]:
+            o["spec"]["podSets"][0]["topologyRequest"] = {"preferred": tf.RACK}
+            o["spec"]["podSets"][0]["template"]["metadata"]["annotations"] = {
+                "kueue.x-k8s.io/podset-preferred-topology": tf.RACK}
+    facts = facts_of(tmp_path, objs)
+    d = diagnose_facts(facts)
+    assert "topology-fragmentation" not in [c.id for c in d.causes]
+    (p,) = facts.queues["training"].head.topology.pod_sets
+    assert p.mode == "preferred" and not p.failure
+    assert {dom.values[0] for dom in p.assignment.domains} <= {f"gpu-b2-r{r}-n{n}" for r in (1, 2) for n in range(1, 5)}

@@ -126,9 +126,12 @@ def head_cause(facts: Facts, q: QueueFacts, h: HeadFacts, t: HeadTopology, v: Vi
     p = failing[0]
     lv = level_name(p.level)
     pre, _ = preemption_text(facts, q, h, p)
-    summary = (f"{q.name}'s head {h.key} fits the nominal quota {q.name} leaves unused, but no {lv} "
-               f"({p.level}) of flavor {p.flavor} has room for pod set {p.pod_set}: {need_text(p)}. {pre[0].upper()}"
-               f"{pre[1:]}.")
+    # a preferred level falls back to the levels above it (upstream's level search), so only a
+    # required one fails for want of a single domain
+    where = (f"no {lv} ({p.level}) of flavor {p.flavor} has room for pod set {p.pod_set}" if p.mode == "required"
+             else f"flavor {p.flavor} has no room for pod set {p.pod_set} even spread above the {lv} it prefers")
+    summary = (f"{q.name}'s head {h.key} fits the nominal quota {q.name} leaves unused, but {where}: {need_text(p)}. "
+               f"{pre[0].upper()}{pre[1:]}.")
     evidence = [f"pod set {p.pod_set}: {p.count} pod(s) of {amount(p.resource, p.single_pod.get(p.resource, 0))}, "
                 f"{p.mode} {p.level} on flavor {p.flavor} (Topology {p.topology})",
                 f"engine's TAS placement now: {p.failure}"]
