@@ -193,3 +193,13 @@ def test_preferred_instead_of_required_fits_and_is_not_named(tmp_path):
     (p,) = facts.queues["training"].head.topology.pod_sets
     assert p.mode == "preferred" and not p.failure
     assert {dom.values[0] for dom in p.assignment.domains} <= {f"gpu-b2-r{r}-n{n}" for r in (1, 2) for n in range(1, 5)}
+
+
+def test_explain_says_unknown_and_what_to_collect_without_nodes(tmp_path):
+    from kueue_doctor.doctor.explain import explain_facts
+    from kueue_doctor.keys import WorkloadKey
+    objs = [o for o in tf.cluster(False) if o["kind"] != "Node"]
+    out = explain_facts(facts_of(tmp_path, objs), WorkloadKey.parse(HEAD))
+    (item,) = [i for i in out["chain"] if i["topic"] == "topology"]
+    assert "unknown" in item["text"] and "kubectl get nodes -o yaml" in item["text"]
+    assert item["data"]["missing"]
