@@ -203,3 +203,16 @@ def test_explain_says_unknown_and_what_to_collect_without_nodes(tmp_path):
     (item,) = [i for i in out["chain"] if i["topic"] == "topology"]
     assert "unknown" in item["text"] and "kubectl get nodes -o yaml" in item["text"]
     assert item["data"]["missing"]
+
+
+def test_a_pod_set_no_rack_can_ever_hold(tmp_path):
+    # 10 pods x 4 GPUs = 40 in one rack of 32: training's unused 40 GPUs of quota owe it, no rack ever holds it
+    objs = tf.cluster(False)
+    for o in objs:
+        if o["kind"] == "Workload" and o["metadata"]["name"] == tf.HEAD[1]:
+            o["spec"]["podSets"][0]["count"] = 10
+    facts = facts_of(tmp_path, objs)
+    assert facts.queues["training"].head.mode == "NoFit"
+    c = next(c for c in diagnose_facts(facts).causes if c.id == "topology-fragmentation")
+    assert "needs 40 GPUs (10 pods x 4 GPUs) in one rack" in c.summary
+    assert "Preemption cannot help: no rack of h100-tas holds it even with every TAS workload gone" in c.summary

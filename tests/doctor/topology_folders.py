@@ -65,12 +65,13 @@ def l40s_nodes() -> list[dict[str, Any]]:
 
 
 def tas_pod(ns: str, name: str, wl: str, gpus: int, node_name: str, level: str) -> dict[str, Any]:
-    """A running pod of a TAS workload: the topology annotation Kueue's webhook copies from the
-    pod template, Kueue's labels; the topology scheduling gate was removed when Kueue ungated it."""
+    """A running pod of a TAS Job workload as v0.18 leaves it: the topology annotation from the pod
+    template, the workload annotation and podset label Kueue puts on the template when it admits
+    the Job; the kueue.x-k8s.io/topology scheduling gate is gone once the ungater placed it (the
+    kueue.x-k8s.io/tas label is deprecated and no longer added: apis/kueue/v1beta1/topology_types.go)."""
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"namespace": ns, "name": name, "creationTimestamp": at(60),
-                         "labels": {"kueue.x-k8s.io/managed": "true", "kueue.x-k8s.io/podset": "workers",
-                                    "kueue.x-k8s.io/tas": "true"},
+                         "labels": {"kueue.x-k8s.io/podset": "workers"},
                          "annotations": {"kueue.x-k8s.io/workload": wl,
                                          "kueue.x-k8s.io/podset-required-topology": level}},
             "spec": {"nodeName": node_name, "nodeSelector": {GROUP: "h100" if node_name.startswith("gpu-") else "l40s"},
