@@ -295,15 +295,20 @@ def write(root: Path, name: str) -> Path:
     return folder
 
 
-def main() -> None:
-    for name in FOLDERS:
+def rewrite(names: Any, writer: Any) -> None:
+    """Write each folder afresh under DATA, keeping its PROVENANCE.md."""
+    for name in names:
         target = DATA / name
         keep = (target / "PROVENANCE.md").read_text() if (target / "PROVENANCE.md").exists() else None
         if target.exists():
             shutil.rmtree(target)
-        write(DATA, name)
+        writer(DATA, name)
         if keep is not None:
             (target / "PROVENANCE.md").write_text(keep)
+
+
+def main() -> None:
+    rewrite(FOLDERS, write)
 
 
 if __name__ == "__main__":

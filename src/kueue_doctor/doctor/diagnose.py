@@ -15,6 +15,7 @@ from .causes.logs import log_causes
 from .causes.queues import queue_causes
 from .causes.rank import rank
 from .causes.readiness import admission_check_causes, pods_ready_causes
+from .causes.topology import topology_causes
 from .facts import Facts
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
@@ -92,6 +93,7 @@ def diagnose_facts(facts: Facts) -> Diagnosis:
     candidates = frag + release + health + queue_causes(facts, found) + drs_causes(facts, found)
     candidates += log_causes(facts, found)
     candidates += pods_ready_causes(facts, found) + admission_check_causes(facts, found)
+    candidates += topology_causes(facts, found)
     # a guarantee that cannot be honoured is a cause only where it already holds work off the
     # nodes; a latent one (low confidence) is a warning whatever the queues' state
     misconfigured = quota_misconfiguration_causes(facts.capacity) if facts.capacity is not None else []

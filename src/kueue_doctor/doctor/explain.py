@@ -21,6 +21,8 @@ from .diagnose import rfc3339, scan_logs
 from .facts import Facts, WorkloadState
 from .gather import build_facts
 from .steps.words import minutes
+from .tas import cycle_tas, head_topology
+from .topology_explain import topology_items
 
 FIT_WORDS = {
     Fit.FITS: "fits the nominal quota its ClusterQueue leaves unused",
@@ -159,7 +161,10 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
             rows=quota_rows(facts, cq_name, frs))
         if cq_name in esnap.cluster_queues:
             pre = Preemptor(esnap, facts.config, facts.now)
-            a, targets = facts.model.scheduler.get_assignments(wi, cq, pre)
+            # as a cycle would: with its TAS snapshots, so a TAS pod set is placed by topology
+            with cycle_tas(facts.model.scheduler) as tas:
+                a, targets = facts.model.scheduler.get_assignments(wi, cq, pre)
+                topo = head_topology(facts.model, wi, [f for g in cq.groups for f in g.flavors], tas, a)
             mode = MODE_NAMES[a.representative_mode()]
             say("assignment", f"as the head now, Kueue's flavor assigner says {mode}" +
                 (f": {a.message()}" if a.message() else ""),
@@ -172,6 +177,9 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
                                     f"model of Kueue {facts.version or '(version unknown)'} admits it: a Kueue bug, "
                                     f"a behaviour the model lacks, or objects that changed since Kueue's last "
                                     f"attempt; trust the condition", kueueSays=qr.message)
+            if topo is not None:
+                for item in topology_items(topo):
+                    say("topology", item[0], **item[1])
             victims = {v.key: v for v in facts.victims}
             gates = blocking_preemption_gates(wi, facts.config) if targets else []
             if gates:
@@ -198,7 +206,8 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
                 p = cq.preemption
                 say("preemption", f"no preemption candidates (withinClusterQueue {p.within_cluster_queue}, "
                                   f"reclaimWithinCohort {p.reclaim_within_cohort}): nothing this queue may evict "
-                                  f"would free enough quota")
+                                  + ("would make room for its topology" if topo is not None and topo.failing
+                                     else "would free enough quota"))
     elif wf.not_running:
         say("release", f"admitted to {cq_name} but not running: {wf.not_running}")
         counted = key in q.guarantee.not_running

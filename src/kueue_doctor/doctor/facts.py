@@ -19,6 +19,7 @@ from ..kueue.releases import KueueRelease
 if TYPE_CHECKING:  # pragma: no cover
     from ..logs.report import LogReport
     from .capacity import CapacityReport
+    from .tas import HeadTopology, TASView
 
 
 class WorkloadState(StrEnum):
@@ -122,6 +123,7 @@ class HeadFacts:
     message: str
     targets: tuple[PreemptionTarget, ...]
     exceeds: tuple[QuotaShortfall, ...] = ()    # non-empty: it can never be admitted in this queue
+    topology: HeadTopology | None = None         # a head that asks for a topology: TAS's reading (doctor/tas.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,7 @@ class Facts:
     collection_gaps: tuple[str, ...]
     manifest: dict[str, Any]
     held_without_pods: tuple[HeldWithoutPods, ...] = ()
+    tas: TASView | None = None                   # largest free domain per TAS flavor and level
 
     @property
     def state(self) -> Any:

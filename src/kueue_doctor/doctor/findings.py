@@ -43,6 +43,7 @@ class CauseId(StrEnum):
     HEAD_EXCEEDS_MAX_QUOTA = "head-exceeds-max-quota"
     PODS_READY_TIMEOUT_LOOP = "pods-ready-timeout-loop"
     ADMISSION_CHECK_STUCK = "admission-check-stuck"
+    TOPOLOGY_FRAGMENTATION = "topology-fragmentation"
 
 
 class Verdict(StrEnum):

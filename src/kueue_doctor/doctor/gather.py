@@ -46,6 +46,7 @@ from .facts import (
     WorkloadFacts,
     WorkloadState,
 )
+from .tas import cycle_tas, head_topology, tas_view
 
 RATE_WINDOW = timedelta(hours=1)
 
@@ -343,7 +344,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
         workloads=workloads, queues=queues, cohorts=cohorts, victims=tuple(find_victims(state, workloads, now)),
         nodes=node_health(state), controller=controller_health(state), logs=logs, log_files=tuple(snap.log_files),
         capacity=capacity_facts(state, esnap), collection_gaps=collection_gaps(snap.manifest), manifest=snap.manifest,
-        held_without_pods=tuple(held_without_pods(state, workloads, model, now)))
+        held_without_pods=tuple(held_without_pods(state, workloads, model, now)), tas=tas_view(model))
     heap.settle()
     return facts
 
@@ -370,10 +371,14 @@ def log_rates(logs: Any, since: datetime, now: datetime, admissions: dict[str, i
 def head_facts(model: AdmissionModel, cfg: EngineConfig, now: datetime, name: str, head: WorkloadInfo) -> HeadFacts:
     cqs = model.snapshot.cluster_queues[name]
     pre = Preemptor(model.snapshot, cfg, now)
-    assignment, targets = model.scheduler.get_assignments(head, cqs, pre)
+    # with the TAS snapshots a cycle would build, so that a TAS head is placed (and its victims
+    # chosen) by topology as in Kueue's cycle
+    with cycle_tas(model.scheduler) as tas:
+        assignment, targets = model.scheduler.get_assignments(head, cqs, pre)
+        topology = head_topology(model, head, [f for g in cqs.groups for f in g.flavors], tas, assignment)
     return HeadFacts(head.key, MODE_NAMES[assignment.representative_mode()], assignment.message(),
                      tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets),
-                     max_quota_shortfalls(cqs, head))
+                     max_quota_shortfalls(cqs, head), topology)
 
 
 def max_quota_shortfalls(cq: Any, wi: WorkloadInfo) -> tuple[QuotaShortfall, ...]:

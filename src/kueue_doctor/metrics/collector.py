@@ -9,6 +9,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 
 from .. import __version__
 from ..doctor.findings import CauseId
+from .topology import topology_metrics
 from .upstream import render_upstream
 from .view import View, base_value
 
@@ -111,6 +112,7 @@ def render(view: View) -> Iterator[Metric]:
                  "Admitted workloads still gated or suspended longer than the wait threshold.",
                  ["cluster_queue"], sorted(view.not_released.items()))
     yield from render_upstream(view.upstream)
+    yield from topology_metrics(view)
     if view.causes is not None:
         yield _gauge("cause", "1 for each ClusterQueue the doctor names this cause for in a current guarantee "
                      "violation (cluster_queue empty: cluster-wide); a cause not named has one series, value 0.",

@@ -8,6 +8,7 @@ from ..doctor.facts import Facts
 from ..engine.nodes import node_infos
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..sources.snapshot import GatheredSnapshot
+from .topology import topology_rows
 from .upstream import snapshot_upstream
 from .view import View, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
@@ -34,6 +35,7 @@ def view_from_snapshot(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN
             view.past_grace[cq] = view.past_grace.get(cq, 0) + 1
     free_slots(view, facts, cqs, pending)
     view.upstream = snapshot_upstream(facts, cqs)
+    topology_rows(view, facts)
     return view
 
 

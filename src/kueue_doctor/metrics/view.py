@@ -44,6 +44,8 @@ class View:
     causes: dict[str, tuple[str, ...]] | None = None
     kueue_version: str = ""            # the Kueue release the served cluster runs, "" if unknown
     upstream: UpstreamRows | None = None   # upstream Kueue's own quantities (metrics/upstream.py)
+    # (flavor, topology, level, resource) -> free amount of the level's largest free domain (TAS)
+    topology_free: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
 
 
 def cause_queues(causes: Iterable[Cause]) -> dict[str, tuple[str, ...]]:

@@ -25,6 +25,8 @@ def render(con: Console, out: dict[str, Any], wide: bool = False, verbose: bool 
         con.print(f"[cyan]{topic:>{TOPIC_WIDTH}}[/cyan]  {escape(item['text'])}")
         if topic == "quota" and data.get("rows"):
             quota_table(data["rows"]).print(con, wide, indent="  ")
+        elif topic == "topology" and wide and data.get("domains"):
+            domain_table(data).print(con, wide, indent="  ")
         elif topic == "logs":
             for line in data.get("lines", []):
                 plain(con, pad + brief(line, omit=("workload",)))
@@ -48,4 +50,14 @@ def quota_table(rows: list[dict[str, Any]]) -> Table:
         unit = human_unit(r["resource"], seen[r["resource"]])
         cells = [None if a is None else human_amount(r["resource"], a, unit) for a in amounts.values()]
         t.add(r["node"], f"{r['flavor']}/{r['resource']}", *cells)
+    return t
+
+
+def domain_table(data: dict[str, Any]) -> Table:
+    """``-o wide``: the free capacity of the domains with most room at the pod set's level, exact."""
+    resources = sorted({r for d in data["domains"] for r in d["free"]})
+    t = Table([Column("domain"), Column("pods", right=True),
+               *[Column(f"free {r}", right=True) for r in resources]])
+    for d in data["domains"]:
+        t.add(d["domain"], f"{d['pods']}/{data['count']}", *[d["free"].get(r, "0") for r in resources])
     return t

@@ -7,7 +7,9 @@ from ..findings import Cause, CauseId, Violation
 # evidence goes with it (a head that can never fit, or a head retried with no preemption
 # candidates, is also what the log's head-of-line signature sees).
 SHARPER = {CauseId.HEAD_EXCEEDS_MAX_QUOTA: CauseId.HEAD_OF_LINE_BLOCKING,
-           CauseId.PREEMPTION_RETRY_STORM: CauseId.HEAD_OF_LINE_BLOCKING}
+           CauseId.PREEMPTION_RETRY_STORM: CauseId.HEAD_OF_LINE_BLOCKING,
+           # no domain at the head's topology level has room: the node-level reading of the same shortage
+           CauseId.TOPOLOGY_FRAGMENTATION: CauseId.FRAGMENTATION}
 
 
 def sharpen(candidates: list[Cause]) -> list[Cause]:

@@ -8,6 +8,8 @@ from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
     state = facts.state
     step = Step(2, "Rule out fragmentation", read={"Node": len(state.nodes), "Pod": len(state.pods)})
+    if state.topologies:
+        step.read["Topology"] = len(state.topologies)
     if not state.nodes or not state.pods:
         step.summary = ("cannot tell: no Nodes and Pods in the snapshot: collect "
                         "`kubectl get nodes,pods -A -o yaml`")
@@ -54,7 +56,47 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
                 "workloads to the free node shapes.", weight=len(v.pending_workloads)))
         for k in unsched:
             step.evidence.append(f"{v.cluster_queue}: admitted workload {k} has unschedulable pods")
-    step.status = StepStatus.FAIL if causes else StepStatus.PASS
-    step.summary = ("free capacity is stranded on nodes that cannot take the pending shapes" if causes else
-                    f"no violating queue is blocked by fragmentation ({len(state.nodes)} nodes checked)")
+    stranded, unknown = topology_evidence(facts, found, step)
+    step.status = StepStatus.FAIL if causes or stranded else StepStatus.UNKNOWN if unknown else StepStatus.PASS
+    if causes or stranded:
+        step.summary = "; ".join(
+            (["free capacity is stranded on nodes that cannot take the pending shapes"] if causes else [])
+            + ([f"no topology domain has room for the head of {', '.join(stranded)}"] if stranded else []))
+    elif unknown:
+        step.summary = (f"cannot tell for the topology requests of {', '.join(unknown)}'s head(s): collect "
+                        + " and ".join(sorted({m for v in found if (h := facts.queues[v.cluster_queue].head)
+                                               and h.topology for m in h.topology.missing})))
+    else:
+        step.summary = f"no violating queue is blocked by fragmentation ({len(state.nodes)} nodes checked)"
     return step, causes
+
+
+def topology_evidence(facts: Facts, found: list[Violation], step: Step) -> tuple[list[str], list[str]]:
+    """Topology domains: for each violating queue whose head asks for a topology, whether a
+    domain at its level has room (the engine's TAS placement, ``doctor/tas.py``). Returns the
+    queues where none has, and those where it cannot be told."""
+    from ..causes.topology import need_text
+    from .words import level_name
+    stranded, unknown = [], []
+    for v in found:
+        h = facts.queues[v.cluster_queue].head
+        if h is None or h.topology is None:
+            continue
+        t = h.topology
+        if t.missing:
+            unknown.append(v.cluster_queue)
+            step.evidence.append(f"{v.cluster_queue}: head {h.key} asks for a topology: unknown without "
+                                 + " and ".join(t.missing))
+            continue
+        for p in t.pod_sets:
+            lv = level_name(p.level)
+            if p.failure:
+                step.evidence.append(f"{v.cluster_queue}: head {h.key} pod set {p.pod_set}: no {lv} of {p.flavor} has "
+                                     f"room: {need_text(p)}")
+            else:
+                step.evidence.append(f"{v.cluster_queue}: head {h.key} pod set {p.pod_set}: a {lv} of {p.flavor} has "
+                                     f"room ({p.domains[0].pods if p.domains else 0} of {p.count} pods fit in the "
+                                     f"best one): topology does not explain the wait")
+        if t.failing:
+            stranded.append(v.cluster_queue)
+    return stranded, unknown
