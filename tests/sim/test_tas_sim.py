@@ -281,3 +281,18 @@ def test_implied_tas_pod_set_is_placed_by_tas_and_marked_unconstrained(tmp_path)
     pods = list(load_folder(str(tmp_path / "s")).state.pods.values())
     assert len(pods) == 3
     assert all(p.meta.annotations.get("kueue.x-k8s.io/podset-unconstrained-topology") == "true" for p in pods)
+
+
+def _causes(folder: Path) -> list[str]:
+    out = CliRunner().invoke(cli, ["diagnose", str(folder), "-o", "json"])
+    assert out.exit_code in (0, 1), out.output
+    return [c["id"] for c in json.loads(out.output)["causes"]]
+
+
+def test_the_simulated_incident_is_diagnosed_topology_fragmentation_first_the_remedy_is_not(tmp_path):
+    """Issue 13's done-when: the TAS incident's snapshot names topology-fragmentation first; the
+    same cluster where the pod sets may spread (racks have room for what they ask) does not."""
+    _, affected = _snapshot(tmp_path, fixed=False)
+    _, fixed = _snapshot(tmp_path, fixed=True)
+    assert _causes(affected)[:1] == ["topology-fragmentation"]
+    assert "topology-fragmentation" not in _causes(fixed)
