@@ -253,8 +253,9 @@ def variant_flavor(wl: o.Workload) -> str:
 
 def is_admitted(wi: WorkloadInfo) -> bool:
     """workload.IsAdmitted: Admitted=True. A workload this engine reserved quota for (it holds
-    quota, and its object never recorded a reservation) counts as admitted: the engine does not
-    model admission checks between the two."""
+    quota, and its object never recorded a reservation) counts as admitted here; where admission
+    checks stand between the two (a ConcurrentAdmission sibling), the scheduler asks
+    ``admissionchecks.admitted_on_reservation`` instead."""
     if wi.obj.is_true("Admitted"):
         return True
     return bool(wi.cluster_queue) and not wi.obj.is_true("QuotaReserved")
