@@ -6,17 +6,13 @@ import click
 from .diagnose import min_wait_option, now_option, parse_min_wait, parse_now
 from .output import Output, output_options
 from .progress import phase
-from .source import load_source, source_options
+from .source import load_source, workload_options
 
 KIND = "Explanation"
 
 
 @click.command("explain")
-@click.argument("workload", metavar="[KIND/]NAME")
-@click.argument("folder", required=False, type=click.Path())
-@click.option("-n", "--namespace", metavar="NS", help="Namespace of the workload (default: the one it is found in).")
-@click.option("-A", "--all-namespaces", is_flag=True, help="Look for NAME in every namespace.")
-@source_options
+@workload_options
 @output_options
 @click.option("--format", "legacy_format", type=click.Choice(["text", "json"]), hidden=True)
 @click.option("-v", "--verbose", is_flag=True, help="Also print the raw controller log lines.")

@@ -12,17 +12,13 @@ from .diagnose import now_option, parse_now
 from .explain import resolve
 from .output import Output, output_options
 from .progress import phase
-from .source import load_source, source_options
+from .source import load_source, workload_options
 
 KIND = "Forecast"
 
 
 @click.command("forecast")
-@click.argument("workload", metavar="[KIND/]NAME")
-@click.argument("folder", required=False, type=click.Path())
-@click.option("-n", "--namespace", metavar="NS", help="Namespace of the workload (default: the one it is found in).")
-@click.option("-A", "--all-namespaces", is_flag=True, help="Look for NAME in every namespace.")
-@source_options
+@workload_options
 @output_options
 @click.option("--replicates", "-r", default=20, show_default=True, type=click.IntRange(min=1, max=10_000),
               help="Simulated futures, each drawing the runtimes still to come.")

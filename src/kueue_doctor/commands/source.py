@@ -22,6 +22,17 @@ def source_options(f: Callable[..., Any]) -> Any:
     return f
 
 
+def workload_options(f: Callable[..., Any]) -> Any:
+    """``[KIND/]NAME [FOLDER]``, ``-n``, ``-A`` and the live-cluster options: how explain, whatif
+    and forecast name one workload in a snapshot folder or the live cluster."""
+    f = source_options(f)
+    f = click.option("-A", "--all-namespaces", is_flag=True, help="Look for NAME in every namespace.")(f)
+    f = click.option("-n", "--namespace", metavar="NS",
+                     help="Namespace of the workload (default: the one it is found in).")(f)
+    f = click.argument("folder", required=False, type=click.Path())(f)
+    return click.argument("workload", metavar="[KIND/]NAME")(f)
+
+
 def live_wanted(folder: str | None, kubeconfig: str | None, context: str | None, in_cluster: bool) -> bool:
     """No folder means the live cluster, as kubectl would: with neither a folder nor any
     kubeconfig to find, the caller asks for one or the other."""

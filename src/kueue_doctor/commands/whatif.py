@@ -9,17 +9,13 @@ from .diagnose import now_option, parse_now
 from .explain import resolve
 from .output import EXIT_FOUND, EXIT_OK, Output, output_options
 from .progress import phase
-from .source import load_source, source_options
+from .source import load_source, workload_options
 
 KIND = "WhatIf"
 
 
 @click.command("whatif")
-@click.argument("workload", metavar="[KIND/]NAME")
-@click.argument("folder", required=False, type=click.Path())
-@click.option("-n", "--namespace", metavar="NS", help="Namespace of the workload (default: the one it is found in).")
-@click.option("-A", "--all-namespaces", is_flag=True, help="Look for NAME in every namespace.")
-@source_options
+@workload_options
 @output_options
 @now_option
 def command(workload: str, folder: str | None, namespace: str | None, all_namespaces: bool,
