@@ -2,6 +2,12 @@
 
     python bench/doctor_scale.py /tmp/big --nodes 5000 --workloads 100000 [--format yaml|json]
     python bench/doctor_scale.py /tmp/big --time      # then time load + diagnose on it
+    python bench/doctor_scale.py /tmp/big --compare   # YAML vs JSON, fast vs PyYAML, in one run
+
+--compare writes /tmp/big/yaml and /tmp/big/json (unless there) and runs, each in a process of its
+own so that its peak RSS is its own: PyYAML's C loader alone reading the YAML files (the anchor),
+then load + diagnose on the YAML folder with the fast decoder, with PyYAML only, and on the JSON
+folder. It prints wall seconds, peak RSS and the ratio to the anchor.
 
 Writes a folder like `kueue-doctor collect` does (kind: List files): 50 cohorts x 20
 ClusterQueues of 8-GPU nodes' worth of quota, 5,000 nodes, 100,000 Workloads (60% admitted
@@ -79,8 +85,8 @@ def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> 
                              "capacity": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1Ti"},
                              "conditions": [{"type": "Ready", "status": "True"}]}} for i in range(nodes)]
     for fname, items in (("kueue", kueue), ("nodes", node_objs), ("pods", pods)):
-        if fmt == "json":
-            (out / f"{fname}.json").write_text(json.dumps(lst(items)))
+        if fmt == "json":  # as collect writes it
+            (out / f"{fname}.json").write_text(json.dumps(lst(items), indent=4, sort_keys=True))
         else:
             dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
             (out / f"{fname}.yaml").write_text(yaml.dump(lst(items), Dumper=dumper))
@@ -103,6 +109,55 @@ def time_it(folder: Path) -> None:
           f"{len(d.violations)} violating queue(s), causes {[str(c.id) for c in d.causes]}")
 
 
+def _child(mode: str, folder: Path) -> None:
+    """One measured run (in its own process): prints its wall seconds."""
+    t = time.perf_counter()
+    if mode == "pyyaml-alone":
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        for f in sorted(folder.glob("*.yaml")):
+            list(yaml.load_all(f.read_text(), Loader=loader))
+    else:
+        if mode == "pyyaml":
+            from kueue_doctor.api import yamlfast
+            yamlfast._fast = None  # every text to PyYAML: the decoder of before
+        import gc
+        gc.set_threshold(50_000, 50, 100)  # as `kueue-doctor` sets it (cli.main)
+        from kueue_doctor.doctor.diagnose import diagnose
+        from kueue_doctor.sources.snapshot import load_folder
+        diagnose(load_folder(str(folder)))
+    print(f"{time.perf_counter() - t:.2f}")
+
+
+def compare(root: Path, nodes: int, workloads: int) -> None:
+    import os
+    import subprocess
+    for fmt in ("yaml", "json"):
+        if not (root / fmt / "manifest.json").exists():
+            generate(root / fmt, nodes, workloads, fmt)
+    size = sum(f.stat().st_size for f in (root / "yaml").glob("*.yaml")) / 1e6
+    print(f"{root}: YAML {size:.0f} MB, JSON "
+          f"{sum(f.stat().st_size for f in (root / 'json').glob('*.json')) / 1e6:.0f} MB")
+    runs = (("PyYAML C loader alone (YAML)", "pyyaml-alone", "yaml"),
+            ("diagnose, YAML, fast decoder", "fast", "yaml"),
+            ("diagnose, YAML, PyYAML only", "pyyaml", "yaml"),
+            ("diagnose, JSON", "fast", "json"))
+    anchor = None
+    for label, mode, fmt in runs:
+        child = subprocess.Popen([sys.executable, __file__, str(root / fmt), "--child", mode],
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None
+        out = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak RSS (KiB)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode:
+            raise SystemExit(f"{label}: exit {child.returncode}")
+        wall = float(out.split()[-1])
+        anchor = anchor or wall
+        print(f"{label:32} {wall:7.1f} s  peak RSS {usage.ru_maxrss / 1024:6.0f} MB  "
+              f"{wall / anchor:5.2f}x the PyYAML loader"
+              + (f"  ({size / wall:.1f} MB/s)" if mode == "pyyaml-alone" else ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
@@ -110,8 +165,14 @@ def main() -> None:
     ap.add_argument("--workloads", type=int, default=100_000)
     ap.add_argument("--format", choices=("yaml", "json"), default="yaml")
     ap.add_argument("--time", action="store_true")
+    ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     folder = Path(args.folder)
+    if args.child:
+        return _child(args.child, folder)
+    if args.compare:
+        return compare(folder, args.nodes, args.workloads)
     if not args.time:
         t = time.perf_counter()
         generate(folder, args.nodes, args.workloads, args.format)

@@ -58,3 +58,47 @@ def test_files_are_not_modified(tmp_path):
     before = f.read_bytes(), f.stat().st_mtime_ns
     load_paths([f])
     assert (f.read_bytes(), f.stat().st_mtime_ns) == before
+
+
+def _folder_objects(state):
+    return (sorted(state.workloads), sorted(state.nodes), sorted(state.cluster_queues), sorted(state.skipped.items()))
+
+
+def test_json_yaml_and_a_mix_of_both_load_the_same_objects(tmp_path):
+    """collect writes JSON Lists, kubectl -o yaml and the simulator YAML ones: a folder of either,
+    or of both, holds the same objects."""
+    import json
+
+    import yaml
+
+    from kueue_doctor.api.load import load_paths
+    from tests.paths import INCIDENTS
+    incident = next(p for p in sorted(INCIDENTS.iterdir()) if (p / "kueue.yaml").is_file())
+    files = sorted(p for p in incident.iterdir() if p.suffix == ".yaml" and p.name != "ANSWER.yaml")
+    as_json, mixed = tmp_path / "json", tmp_path / "mixed"
+    as_json.mkdir()
+    mixed.mkdir()
+    for i, f in enumerate(files):
+        docs = [d for d in yaml.safe_load_all(f.read_text()) if d is not None]
+        (as_json / (f.stem + ".json")).write_text(json.dumps(docs[0] if len(docs) == 1 else
+                                                             {"apiVersion": "v1", "kind": "List", "items": docs}))
+        target = mixed / (f.stem + (".json" if i % 2 else ".yaml"))
+        target.write_text((as_json / (f.stem + ".json")).read_text() if i % 2 else f.read_text())
+    want = _folder_objects(load_paths(files))
+    assert want[0] and want[1]
+    assert _folder_objects(load_paths([as_json])) == want
+    assert _folder_objects(load_paths([mixed])) == want
+
+
+def test_a_list_s_raw_items_are_let_go_only_when_the_loader_owns_them():
+    from kueue_doctor.api.load import add_documents
+    from kueue_doctor.api.state import ClusterState
+    doc = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(3)]}
+    kept = {**doc, "items": list(doc["items"])}
+    state = ClusterState()
+    add_documents(state, [kept], "f.yaml")
+    assert len(kept["items"]) == 3 and len(state.nodes) == 3  # a caller's documents stay whole
+    state = ClusterState()
+    add_documents(state, [doc], "f.yaml", consume=True)
+    assert doc["items"] == [] and sorted(state.nodes) == ["n0", "n1", "n2"]

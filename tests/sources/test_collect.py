@@ -70,13 +70,13 @@ def test_full_collect_diagnoses_like_the_original_folder(api, kubeconfig, incide
     assert timedelta(0) <= taken - api.now <= took
     counts = {c["kind"]: c.get("count") for c in m["collected"]}
     assert counts["Pod"] == 130 and counts["Node"] == 27 and counts["Workload"] == 54 and counts["Event"] == 89
-    for name in ("kueue.yaml", "nodes.yaml", "pods.yaml", "events.yaml", "deployment.yaml", "namespaces.yaml",
-                 "jobs.yaml"):
+    for name in ("kueue.json", "nodes.json", "pods.json", "events.json", "deployment.json", "namespaces.json",
+                 "jobs.json"):
         assert (out / name).exists(), name
     # items of built-in lists come without apiVersion/kind from the API; the files carry them as kubectl writes them
-    assert {(i["apiVersion"], i["kind"]) for i in items(out / "nodes.yaml")} == {("v1", "Node")}
-    assert items(out / "kueue.yaml") == items(incident / "kueue.yaml")
-    assert [i["kind"] for i in items(out / "deployment.yaml")] == ["Deployment", "ConfigMap"]
+    assert {(i["apiVersion"], i["kind"]) for i in items(out / "nodes.json")} == {("v1", "Node")}
+    assert items(out / "kueue.json") == items(incident / "kueue.yaml")
+    assert [i["kind"] for i in items(out / "deployment.json")] == ["Deployment", "ConfigMap"]
     assert (out / "kueue-controller-manager.log").read_bytes() == (incident / "kueue-controller-manager.log").read_bytes()
     assert (out / "metrics.txt").read_text().startswith("# TYPE kueue_pending_workloads")
 
@@ -122,7 +122,7 @@ def test_forbidden_resources(api, kubeconfig, tmp_path):
     f = failed(m, "Event")
     assert (f["reason"], f["status"], f["apiVersion"]) == ("forbidden", 403, "v1")
     assert len(m["failed"]) == 3
-    assert not (out / "kueue-controller-manager.log").exists() and not (out / "events.yaml").exists()
+    assert not (out / "kueue-controller-manager.log").exists() and not (out / "events.json").exists()
     assert {c["kind"] for c in m["collected"]} >= {"Pod", "Workload", "Deployment", "ConfigMap"}
     d = diagnose(out)
     step5 = next(s for s in d["steps"] if s["step"] == 5)
@@ -149,11 +149,11 @@ def test_timeout_and_truncated_responses(api, kubeconfig, tmp_path):
     p = failed(m, "Pod")
     assert p["reason"] == "truncated" and "after 40 items" in p["message"]
     assert len(m["failed"]) == 3
-    for name in ("nodes.yaml", "pods.yaml"):
+    for name in ("nodes.json", "pods.json"):
         assert not (out / name).exists()
-    assert {i["kind"] for i in items(out / "kueue.yaml")} == {"ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor",
+    assert {i["kind"] for i in items(out / "kueue.json")} == {"ClusterQueue", "Cohort", "LocalQueue", "ResourceFlavor",
                                                                "WorkloadPriorityClass"}
-    assert (out / "events.yaml").exists() and (out / "kueue-controller-manager.log").exists()
+    assert (out / "events.json").exists() and (out / "kueue-controller-manager.log").exists()
 
 
 def test_v1beta1_fallback(incident, tmp_path):
@@ -163,13 +163,13 @@ def test_v1beta1_fallback(incident, tmp_path):
     assert m["kueueApiVersion"] == "kueue.x-k8s.io/v1beta1"
     assert all(p.startswith("/apis/kueue.x-k8s.io/v1beta1") for p in kueue_paths)
     assert "/apis/kueue.x-k8s.io/v1beta1/clusterqueues" in kueue_paths
-    got = items(tmp_path / "snap" / "kueue.yaml")
+    got = items(tmp_path / "snap" / "kueue.json")
     assert len(got) == 71 and {i["apiVersion"] for i in got} == {"kueue.x-k8s.io/v1beta1"}
 
 
 def test_kueue_pods_only(api, kubeconfig, tmp_path):
     m = collect(kubeconfig, tmp_path / "snap", "--kueue-pods-only")
-    pods = items(tmp_path / "snap" / "pods.yaml")
+    pods = items(tmp_path / "snap" / "pods.json")
     assert pods and all(any(k.startswith("kueue.x-k8s.io/") for k in p["metadata"].get("labels", {})) for p in pods)
     labelled = [p for p in api.pods if set(p["metadata"].get("labels", {})) & set(KUEUE_POD_LABELS)]
     assert 0 < len(labelled) < len(api.pods)
@@ -183,8 +183,8 @@ def test_namespace_label_filter(api, kubeconfig, tmp_path):
     api.namespaces = [{"metadata": {"name": n, "labels": {"team": t}}}
                       for n, t in (("perception", "ml"), ("planning", "ml"), ("monitoring", "ops"))]
     m = collect(kubeconfig, tmp_path / "snap", "--namespace-label-filter", "team=ml")
-    assert {p["metadata"]["namespace"] for p in items(tmp_path / "snap" / "pods.yaml")} == {"perception", "planning"}
-    assert {e["metadata"]["namespace"] for e in items(tmp_path / "snap" / "events.yaml")} <= {"perception", "planning"}
+    assert {p["metadata"]["namespace"] for p in items(tmp_path / "snap" / "pods.json")} == {"perception", "planning"}
+    assert {e["metadata"]["namespace"] for e in items(tmp_path / "snap" / "events.json")} <= {"perception", "planning"}
     paths = set(api.paths())
     assert "/api/v1/pods" not in paths and "/api/v1/namespaces/planning/pods" in paths
     assert "/apis/batch/v1/namespaces/perception/jobs" in paths
@@ -202,9 +202,24 @@ def test_non_empty_out_needs_force(api, kubeconfig, tmp_path):
     assert res.exit_code == 2 and "not empty" in res.output and "--force" in res.output
     assert sorted(p.name for p in out.iterdir()) == ["notes.md"]
     (out / "kueue-controller-manager-old-replica.log").write_text("stale")
+    (out / "kueue.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")  # a collect of before JSON
     collect(kubeconfig, out, "--force")
     names = {p.name for p in out.iterdir()}
     assert "notes.md" in names and "kueue-controller-manager-old-replica.log" not in names and "manifest.json" in names
+    # the YAML of an earlier collect would be read beside the JSON that replaces it
+    assert "kueue.yaml" not in names and "kueue.json" in names
+
+
+def test_collected_files_are_kubectl_json_lists(api, kubeconfig, tmp_path):
+    """What `kubectl get -o json` writes: one JSON document, a v1 List, the items with their kind."""
+    out = tmp_path / "snap"
+    m = collect(kubeconfig, out)
+    for entry in m["collected"]:
+        if "count" not in entry:
+            continue
+        assert entry["file"].endswith(".json")
+        doc = json.loads((out / entry["file"]).read_text())
+        assert doc["apiVersion"] == "v1" and doc["kind"] == "List" and isinstance(doc["items"], list)
 
 
 @pytest.mark.parametrize("case", ["missing-kubeconfig", "unknown-context", "unreachable", "bad-token"])

@@ -16,6 +16,7 @@ CRDs do not declare are also reported, as warnings (``schema.unknown_fields``).
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -27,17 +28,17 @@ import yaml
 
 from ..errors import InputError
 from ..kueue.layout import MANIFEST
-from . import schema
+from . import schema, yamlfast
 from .parse import KINDS, KUEUE_GROUP, UnknownKind, configuration_from_configmap, object_ref, parse_object
 from .state import ClusterState
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 OBJECT_SUFFIXES = (".yaml", ".yml", ".json")
 # Files of a gathered folder that describe it and are not objects: the snapshot's manifest,
 # and the answer key of an example incident (examples/incidents, tests/data/public-issues).
 METADATA_FILES = (MANIFEST, "ANSWER.yaml")
 
 ERROR = "error"
+_NONE = object()
 WARNING = "warning"
 
 
@@ -110,11 +111,11 @@ def decode_documents(text: str, file: str) -> list[Any]:
         except json.JSONDecodeError as e:
             # JSON is also YAML; only report JSON's message if YAML cannot read it either.
             try:
-                return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+                return [d for d in yamlfast.reference_load_all(text) if d is not None]
             except yaml.YAMLError:
                 raise InputError(f"line {e.lineno} column {e.colno}: invalid JSON: {e.msg}", file=file) from None
     try:
-        return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+        return [d for d in yamlfast.load_all(text) if d is not None]
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
@@ -141,10 +142,28 @@ def raw_objects(doc: Any) -> Iterator[Any]:
             raise InputError("must be a list", obj=doc["kind"], field="items")
         for item in items:
             yield from raw_objects(item)
+
     elif is_scenario(doc):
         yield from doc.get("objects") or []
     else:
         yield doc
+
+
+def consume_raw_objects(doc: Any) -> Iterator[Any]:
+    """``raw_objects``, letting go of each item of a List once it is handed out, so that a
+    100,000-item List's raw dicts are freed while its objects are built instead of being held
+    beside them to the end (the document is emptied). Problems are raised before the first item."""
+    if isinstance(doc, dict) and isinstance(doc.get("kind"), str) and doc["kind"].endswith("List") \
+            and isinstance(doc.get("items"), list) \
+            and not any(isinstance(i, dict) and isinstance(i.get("kind"), str) and i["kind"].endswith("List")
+                        for i in doc["items"]):
+        items = doc["items"]
+        for i, item in enumerate(items):
+            items[i] = None
+            yield from raw_objects(item)
+        items.clear()
+    else:
+        yield from list(raw_objects(doc))
 
 
 def is_object_document(doc: Any) -> bool:
@@ -184,9 +203,11 @@ def unknown_field_problems(docs: Iterable[Any], file: str = "<input>") -> list[P
     return collect.problems
 
 
-def add_documents(state: ClusterState, docs: Iterable[Any], file: str, collect: Collector | None = None) -> None:
+def add_documents(state: ClusterState, docs: Iterable[Any], file: str, collect: Collector | None = None,
+                  consume: bool = False) -> None:
     """Load decoded documents into ``state``. Without ``collect`` the first problem raises
-    InputError; with it, every problem is added to ``collect`` and the rest still loads."""
+    InputError; with it, every problem is added to ``collect`` and the rest still loads. With
+    ``consume`` the documents are the loader's own: each List item is let go once read."""
     read = skipped = 0
     not_object = False
     for doc in docs:
@@ -194,13 +215,16 @@ def add_documents(state: ClusterState, docs: Iterable[Any], file: str, collect: 
             not_object = True
             continue
         try:
-            raws = list(raw_objects(doc))
+            raws = consume_raw_objects(doc) if consume else iter(list(raw_objects(doc)))
+            first = next(raws, _NONE)
         except InputError as e:
             if collect is None:
                 raise e.located(file=file) from None
             collect.add(e, file)
             continue
-        for raw in raws:
+        if first is _NONE:
+            continue
+        for raw in itertools.chain((first,), raws):
             try:
                 obj = parse_object(raw)
             except UnknownKind as e:
@@ -275,7 +299,8 @@ def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
                 collect.per_file[str(f)] = [0, 0]
                 state.files.append(str(f))
                 continue
-            add_documents(state, docs, str(f), collect)
+            add_documents(state, docs, str(f), collect, consume=True)
+            del docs
             state.files.append(str(f))
     return state
 

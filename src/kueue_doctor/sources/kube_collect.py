@@ -1,4 +1,4 @@
-"""Gather a snapshot folder from a live cluster, read-only (GET only), as `kubectl get -o yaml` and
+"""Gather a snapshot folder from a live cluster, read-only (GET only), as `kubectl get -o json` and
 `kubectl logs` would have written it, plus manifest.json saying what was and was not collected.
 
 A resource whose list fails part-way is left out whole rather than written partially: the doctor
@@ -11,8 +11,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .. import __version__
 from ..errors import InputError
@@ -41,7 +39,13 @@ METRICS_SERVICE = "kueue-controller-manager-metrics-service"
 # Label selectors cannot OR, so each is one list; annotations cannot be selected server-side.
 KUEUE_POD_LABELS = (kc.PODSET_LABEL, kc.MANAGED_LABEL, kc.QUEUE_NAME_LABEL)
 
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def object_file(name: str) -> str:
+    """The JSON file collect writes for one of layout's object files (``kueue.yaml`` ->
+    ``kueue.json``): JSON decodes several times faster than YAML, with a fraction of the memory,
+    and the loader reads both (the layout's YAML names are what the simulator writes)."""
+    return name[:-len(".yaml")] + ".json" if name.endswith(".yaml") else name
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Collector:
         for it in items:
             it.setdefault("apiVersion", api_version)
             it.setdefault("kind", kind)
+        file = object_file(file)
         self.files.setdefault(file, []).extend(items)
         self.collected.append({layout.E_KIND: kind, layout.E_API_VERSION: api_version, layout.E_COUNT: len(items),
                                layout.E_FILE: file, **extra})
@@ -312,7 +317,8 @@ class Collector:
         for file, items in self.files.items():
             doc = {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
             with open(self.out / file, "w", encoding="utf-8") as fh:
-                yaml.dump(doc, fh, Dumper=_DUMPER, default_flow_style=False, sort_keys=True, allow_unicode=True)
+                json.dump(doc, fh, indent=4, sort_keys=True, ensure_ascii=False)
+                fh.write("\n")
 
 
 def _pod_spec(dep: dict) -> dict:
@@ -327,6 +333,9 @@ def _kueue_version(dep: dict) -> str | None:
     return ((dep.get("metadata") or {}).get("labels") or {}).get("app.kubernetes.io/version")
 
 
+_JSON_FILES = frozenset(object_file(f) for f in layout.COLLECTED_FILES)
+
+
 def prepare_out(out: Path, force: bool) -> None:
     """Never clobber a folder someone filled: a non-empty one needs --force, and even then only
     the files collect writes are replaced."""
@@ -336,7 +345,9 @@ def prepare_out(out: Path, force: bool) -> None:
         if not force:
             raise InputError("folder is not empty (use --force to replace a previous collect)", file=str(out))
         for p in out.iterdir():
-            if p.is_file() and (p.name in layout.COLLECTED_FILES or layout.is_controller_log(p.name)):
+            # the YAML files of a collect before the JSON ones too: both would be read
+            if p.is_file() and (p.name in layout.COLLECTED_FILES or p.name in _JSON_FILES
+                                or layout.is_controller_log(p.name)):
                 p.unlink()
     try:
         out.mkdir(parents=True, exist_ok=True)
