@@ -533,3 +533,61 @@ def flavor_changes(s: Search, raw: Callable[[str, str, str], dict[str, Any] | No
                "flavor": rf.meta.name, "nodeSelector": dict(sorted(rf.node_labels.items())),
                "patches": [p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": {"podSets": raw_sets}})],
                "preempts": _victims(out), "flavors": flavors_of(out)}
+
+
+PREFERRED_ANNOTATION = "kueue.x-k8s.io/podset-preferred-topology"
+REQUIRED_ANNOTATION = "kueue.x-k8s.io/podset-required-topology"
+
+
+def _raw_topology(raw_set: dict[str, Any], level: str) -> dict[str, Any]:
+    """A pod set as written with its required topology turned into a preferred one, in the
+    field and annotations it was written with (topologyRequest, the pod template's annotations)."""
+    x = dict(raw_set)
+    tr = dict(x.get("topologyRequest") or {})
+    if tr.get("required"):
+        tr.pop("required")
+        tr["preferred"] = level
+        x["topologyRequest"] = tr
+    tmpl = dict(x.get("template") or {})
+    meta = dict(tmpl.get("metadata") or {})
+    ann = dict(meta.get("annotations") or {})
+    if REQUIRED_ANNOTATION in ann:
+        ann.pop(REQUIRED_ANNOTATION)
+        ann[PREFERRED_ANNOTATION] = level
+        meta["annotations"] = ann
+        tmpl["metadata"] = meta
+        x["template"] = tmpl
+    return x
+
+
+def topology_changes(s: Search, raw: Callable[[str, str, str], dict[str, Any] | None] | None
+                     ) -> Iterator[dict[str, Any]]:
+    """TAS: ask for the required level as preferred (Kueue then spreads the pod set over the
+    fewest domains it can), checked by the cycle like every other change."""
+    w = s.workload
+    required = [ps for ps in w.pod_sets if ps.topology is not None and ps.topology.required]
+    if not required:
+        return
+    pod_sets = [dataclasses.replace(ps, topology=dataclasses.replace(ps.topology, required=None,
+                                                                     preferred=ps.topology.required))
+                if ps in required and ps.topology is not None else ps for ps in w.pod_sets]
+    out = s.admits(p.with_workloads(s.state, {s.key: dataclasses.replace(w, pod_sets=pod_sets)}))
+    if not out.admitted:
+        return
+    levels = {ps.name: str(ps.topology.required) for ps in required if ps.topology is not None}
+    what = ", ".join(f"pod set {n}: preferred {lvl}" for n, lvl in levels.items())
+    obj = raw("Workload", s.key.namespace, s.key.name) if raw is not None else None
+    patches = []
+    if obj is not None:
+        raw_sets = [_raw_topology(dict(x), levels[str(x.get("name") or "main")])
+                    if str(x.get("name") or "main") in levels else dict(x)
+                    for x in (obj.get("spec") or {}).get("podSets") or []]
+        patches.append(p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": {"podSets": raw_sets}}))
+    else:
+        s.notes.append(f"it would fit with {what}; the source keeps no object as written to make the patch from")
+        return
+    yield {"kind": "topology",
+           "summary": f"let it spread: {what} instead of required (annotation {PREFERRED_ANNOTATION} on the "
+                      f"Job's pod template too, which Kueue makes the Workload from)",
+           "topology": levels, "patches": patches, "preempts": _victims(out), "flavors": flavors_of(out)}
+

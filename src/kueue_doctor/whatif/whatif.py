@@ -13,7 +13,16 @@ from ..errors import InputError
 from ..keys import WorkloadKey
 from . import patches as p
 from .replay import scoped
-from .search import Search, finish_changes, flavor_changes, flavors_of, priority_changes, queue_changes, quota_changes
+from .search import (
+    Search,
+    finish_changes,
+    flavor_changes,
+    flavors_of,
+    priority_changes,
+    queue_changes,
+    quota_changes,
+    topology_changes,
+)
 
 PENDING, ADMITTED, FINISHED, INACTIVE, NO_QUEUE = "Pending", "Admitted", "Finished", "Inactive", "NoQueue"
 
@@ -78,11 +87,17 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
         suggestions += quota_changes(s)
         suggestions += list(priority_changes(s))
         suggestions += list(flavor_changes(s, raw))
+        suggestions += list(topology_changes(s, raw))
     doc["suggestions"] = suggestions
     doc["notes"] += s.notes
     if s.budget_spent:
         doc["notes"].append(f"the search stopped after {s.trials} engine runs: a finish set may not be the fewest")
     if not suggestions:
-        doc["notes"].append("no change of finish, quota, priority or flavor admits it now")
+        doc["notes"].append("no change of finish, quota, priority, flavor or topology admits it now")
+    if any(ps.topology is not None for ps in s.workload.pod_sets):
+        # TAS: capacity is per node, shared with workloads of other flavors and pods Kueue does not manage
+        doc["notes"].append("not searched for a TAS pod set: finishing workloads of other flavors or pods Kueue "
+                            "does not manage on the same nodes (`kueue-doctor diagnose` names what occupies the "
+                            "candidate domains)")
     doc["trials"] = s.trials
     return doc
