@@ -85,9 +85,9 @@ class RuntimeModel:
         if self.fixed is not None:
             return "--runtime"
         if self.history.get(cq):
-            return f"{len(self.history[cq])} finished workloads of ClusterQueue {cq}"
+            return f"{_workloads(len(self.history[cq]))} of ClusterQueue {cq}"
         if self.pooled():
-            return f"{len(self.pooled())} finished workloads of the snapshot (none of {cq})"
+            return f"{_workloads(len(self.pooled()))} of the snapshot (none of {cq})"
         if key in self.deadlines:
             return "the Job's activeDeadlineSeconds"
         return "unknown"
@@ -115,6 +115,10 @@ class RuntimeModel:
         if deadline is not None:
             total = min(total, deadline)
         return max(1.0, total - elapsed)
+
+
+def _workloads(n: int) -> str:
+    return f"{n} finished workload{'' if n == 1 else 's'}"
 
 
 def _spec(w: o.Workload, key: WorkloadKey, at: float, runtime: float) -> WorkloadSpec:
