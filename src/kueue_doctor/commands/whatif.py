@@ -49,15 +49,6 @@ def exit_status(doc: dict) -> int:
 
 
 def engine_config(state):
-    """The engine settings of the snapshot's Kueue release and Configuration, as ``diagnose``
-    runs the engine (doctor/gather.py ``build_facts``)."""
-    from ..doctor.gather import release_of
-    from ..engine.afs import AfsBehaviour
-    from ..engine.config import EngineConfig
-    _version, release, gates = release_of(state)
-    cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
-    if release is not None:
-        cfg.drs_mode = release.drs_mode
-        cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
-        cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
-    return cfg
+    """The engine settings of the snapshot's release and Configuration, as ``diagnose`` runs the engine."""
+    from ..doctor.gather import engine_config as of_snapshot
+    return of_snapshot(state)

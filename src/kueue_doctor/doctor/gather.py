@@ -234,9 +234,10 @@ def snapshot_time(snap: GatheredSnapshot, logs: Any) -> tuple[datetime, TimeSour
     return datetime.now().astimezone(), TimeSource.CLOCK   # nothing in the folder says when
 
 
-def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
-    state = snap.state
-    version, release, gates = release_of(state)
+def engine_config(state: ClusterState) -> EngineConfig:
+    """The engine settings of the snapshot's Kueue release and Configuration: what every command
+    that runs the engine on a snapshot (diagnose, explain, whatif, diff) runs it with."""
+    _version, release, gates = release_of(state)
     cfg = EngineConfig.from_kueue(state.configuration, release.gates if release else gates)
     if release is not None:
         cfg.drs_mode = release.drs_mode
@@ -245,6 +246,13 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
                                                  behaviour=TransformBehaviour.for_release(release.version))
         cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
         cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
+    return cfg
+
+
+def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+    state = snap.state
+    version, release, _gates = release_of(state)
+    cfg = engine_config(state)
     if now is not None:
         time_source = TimeSource.GIVEN
     else:
