@@ -81,12 +81,19 @@ class CheckScript:
     booking_expires_after: float | None = None   # after Provisioned, BookingExpired unless admitted
 
 
+# faults that hit one workload, and the ones that hit a node
+WORKLOAD_FAULTS = ("zombie", "quotaHeldAfterEviction", "requeueStorm")
+NODE_FAULTS = ("nodeNotReady", "nodeReady")
+STORM_RATE = 10.0    # attempts a second: 4 lines naming the head each, #8064's ~40 lines a second
+
+
 @dataclass
 class Fault:
     at: float
-    kind: str                     # zombie | nodeNotReady | nodeReady
+    kind: str                     # WORKLOAD_FAULTS | NODE_FAULTS (docs/simulator.md, "Faults")
     node: str = ""                # what a node fault hits
-    workload: WorkloadKey | None = None   # what a zombie fault hits
+    workload: WorkloadKey | None = None   # what a workload fault hits
+    rate: float = 0.0             # requeueStorm: attempts a second
 
     @property
     def target(self) -> WorkloadKey | str:
@@ -219,6 +226,20 @@ def _check_script(f: Fields) -> CheckScript:
                        duration(booking, f.where("bookingExpiresAfter")) if booking is not None else None)
 
 
+def _storm_rate(x: Fields) -> float:
+    """``rate: 10/s`` (or a plain number): the head's attempts a second."""
+    raw = x.data.get("rate", STORM_RATE)
+    text = str(raw).removesuffix("/s").strip()
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = 0.0
+    if isinstance(raw, bool) or not 0 < rate <= 1000:
+        raise InputError(f"must be attempts a second between 0 and 1000, like 10/s (got {raw!r})",
+                         field=x.where("rate"))
+    return rate
+
+
 def parse_scenario(doc: dict, file: str) -> Scenario:
     try:
         f = Fields(doc)
@@ -277,17 +298,19 @@ def parse_scenario(doc: dict, file: str) -> Scenario:
             for j in range(g.int("count", 1, minimum=0)):
                 scn.workloads.append(_workload_spec(g, start + j * every, f"{prefix}-{j}"))
         for x in f.objs("faults"):
-            kind = x.str("kind", required=True, choices=("zombie", "nodeNotReady", "nodeReady"))
-            where = x.where("workload" if kind == "zombie" else "node")
-            target = x.str("workload") if kind == "zombie" else x.str("node")
+            kind = x.str("kind", required=True, choices=WORKLOAD_FAULTS + NODE_FAULTS)
+            on_workload = kind in WORKLOAD_FAULTS
+            where = x.where("workload" if on_workload else "node")
+            target = x.str("workload") if on_workload else x.str("node")
             if not target:
                 raise InputError("required field is missing", field=where)
             at = duration(x.data.get("at", 0), x.where("at"))
-            if kind == "zombie":
+            if on_workload:
                 try:
-                    scn.faults.append(Fault(at, kind, workload=WorkloadKey.parse(target)))
+                    key = WorkloadKey.parse(target)
                 except InputError as e:
                     raise InputError(e.problem, field=where) from None
+                scn.faults.append(Fault(at, kind, workload=key, rate=_storm_rate(x) if kind == "requeueStorm" else 0.0))
             else:
                 scn.faults.append(Fault(at, kind, node=target))
         for t in f.objs("traces"):

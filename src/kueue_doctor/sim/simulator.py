@@ -28,12 +28,13 @@ from ..engine.transformations import TransformBehaviour
 from ..errors import InputError
 from ..keys import WorkloadKey
 from ..kueue import constants as kc
+from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_CANDIDATES
 from ..kueue.podsready import V1BETA1, V1BETA2, V1BETA2_CONFIG, Resolved, WaitForPodsReady, resolve
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
-from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Scenario, WorkloadSpec
+from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Fault, Scenario, WorkloadSpec
 from .tas import NON_TAS_REQUEUE_FIX, NON_TAS_REQUEUE_INTERVAL, SimTAS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -93,6 +94,7 @@ class SimWorkload:
     backoff_finished_at: float | None = None
     kueue_evictions: int = 0                   # evictions by Kueue itself (PodsReadyTimeout, checks)
     topology: dict[str, o.TopologyAssignment] = field(default_factory=dict)  # pod set -> TAS assignment
+    quota_held: bool = False                   # quotaHeldAfterEviction fault: a Kueue eviction keeps the quota
 
 
 class Simulator:
@@ -146,6 +148,8 @@ class Simulator:
         self.progress = progress
         self.log: list[tuple] = []           # (time, event, fields) for the snapshot's controller log
         self.variants: dict[WorkloadKey, list[SimWorkload]] = {}   # parent -> its variants
+        self.storm_faults: dict[WorkloadKey, Fault] = {}   # requeueStorm faults not started yet
+        self.storm: tuple[WorkloadKey, float] | None = None   # (head, rate) of the storm under way
         # the wall time of simulated time 0: T0 for a scenario, the snapshot's time for a run that
         # starts from a gathered cluster (sim/restart.py)
         self.origin = T0
@@ -173,6 +177,11 @@ class Simulator:
         return self.events.now
 
     def request_cycle(self) -> None:
+        if self.storm is not None:
+            # a requeueStorm fault: the scheduler spends every cycle on its head (zaplog writes
+            # them); no other head gets one
+            self.cycle_pending = True
+            return
         if not self.cycle_pending:
             self.cycle_pending = True
             self.events.at(max(self.now, self.cycle_busy_until), "cycle")
@@ -714,6 +723,10 @@ class Simulator:
         p.phase = GONE
 
     def _evict(self, sw: SimWorkload, reason: str, preemptor: WorkloadKey, message: str = "") -> None:
+        if sw.quota_held and sw.state == EVICTED:
+            # already Evicted=True: Kueue's preemptor does not evict it again (IssuePreemptions),
+            # and under the fault its quota does not come back
+            return
         if reason == kc.EVICTED_BY_FLAVOR_MIGRATION:
             # an eviction without a Preempted condition: a more favourable variant takes over
             sw.eviction = (kc.EVICTED_BY_FLAVOR_MIGRATION, message, self.now)
@@ -786,6 +799,11 @@ class Simulator:
         sw, epoch = payload
         if sw.epoch != epoch or sw.state != EVICTED:
             return
+        if sw.quota_held and sw.eviction is not None and sw.eviction[0] != kc.EVICTED_BY_PREEMPTION:
+            # quotaHeldAfterEviction (kubernetes-sigs/kueue#14811): the pods went, the reservation
+            # and status.admission stay
+            self.emit("quota_kept", workload=sw.key, clusterQueue=sw.cluster_queue)
+            return
         if sw.deactivation is not None:
             sw.state = DEACTIVATED
             self.deactivated += 1
@@ -820,6 +838,16 @@ class Simulator:
             if sw is None:
                 raise InputError(f"fault names workload {fault.target}, which has not been created by then",
                                  file=self.scn.source, field="faults")
+            if fault.kind == "quotaHeldAfterEviction":
+                sw.quota_held = True
+                return
+            if fault.kind == "requeueStorm":
+                self.storm_faults[sw.key] = fault
+                last = next((f for _, ev, f in reversed(self.log) if ev == "evaluated" and f["workload"] == sw.key),
+                            None)
+                if sw.state == QUEUED and last is not None and last["requeue"] == PREEMPTION_NO_CANDIDATES:
+                    self._start_storm(sw.key)
+                return
             sw.zombie = True
             for p in sw.pods:
                 p.zombie = True
@@ -906,6 +934,17 @@ class Simulator:
                       usage=sorted((fr[0], fr[1], v) for fr, v in a.usage.items()) if a is not None else [])
         for cq, n in res.preemption_skips.items():
             self.emit("preemption_skips", clusterQueue=cq, count=n)
+        for e in res.entries:
+            if e.key in self.storm_faults and e.requeue_reason == PREEMPTION_NO_CANDIDATES:
+                self._start_storm(e.key)
+
+    def _start_storm(self, key: WorkloadKey) -> None:
+        """requeueStorm (kubernetes-sigs/kueue#8064): from the head's no-candidates attempt on, it
+        is re-queued at once after each attempt, ``rate`` times a second, for the rest of the run."""
+        fault = self.storm_faults.pop(key)
+        if self.storm is None:
+            self.storm = (key, fault.rate)
+            self.emit("storm", workload=key, clusterQueue=self.workloads[key].cluster_queue, rate=fault.rate)
 
 
 def workload_name_of(sw: SimWorkload) -> str:

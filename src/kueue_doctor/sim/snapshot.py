@@ -373,6 +373,8 @@ class SnapshotWriter:
                 at, _, f = admitted[-1]
                 conds.append(self._cond(kc.QUOTA_RESERVED, "True", kc.QUOTA_RESERVED_REASON,
                                         f"Quota reserved in ClusterQueue {f['clusterQueue']}", at))
+                if sw.quota_held:   # quotaHeldAfterEviction: as kubernetes-sigs/kueue#14811 shows it
+                    conds.append(self._cond(kc.ADMITTED, "True", kc.ADMITTED_REASON, "The workload is admitted", at))
             conds.append(self._cond(kc.EVICTED, "True", reason, msg, t))
         else:
             rt = released[-1][0]
@@ -392,7 +394,12 @@ class SnapshotWriter:
                                         "The workload backoff was finished", sw.backoff_finished_at))
             else:
                 conds.append(self._cond(kc.REQUEUED, "False", reason, msg, rt))
-        if self.sim.pods_ready is not None:
+        if self.sim.pods_ready is not None and sw.quota_held and sw.state == EVICTED and any(
+                h[1] == "pod_failed" for h in hist):
+            # #14811: a recovery eviction leaves PodsReady as the recovery wait wrote it
+            since = max(h[0] for h in hist if h[1] == "pod_failed")
+            conds.append(self._cond(kc.PODS_READY, "False", kc.WAIT_FOR_RECOVERY, kc.PODS_RECOVERY_MESSAGE, since))
+        elif self.sim.pods_ready is not None:
             conds.append(self._cond(kc.PODS_READY, "False", kc.WAIT_FOR_START, kc.PODS_NOT_READY_MESSAGE, t))
         return conds
 

@@ -5,7 +5,8 @@ ones the log scanner reads; the line shape (level, ts, logger, caller, msg, then
 follows the gathered examples in shared/examples/incidents/. The simulator does not re-run a
 cycle whose result cannot change, but Kueue does: a head re-queued with PendingPreemption, or
 skipped after nomination, is retried at once, every few milliseconds. Like the examples, this log keeps one such retry
-every several seconds (``RETRY_EVERY`` with a deterministic jitter).
+every several seconds (``RETRY_EVERY`` with a deterministic jitter). A ``requeueStorm`` fault
+writes its head's retries in full, ``rate`` a second (``storm_cycles``).
 """
 from __future__ import annotations
 
@@ -141,9 +142,12 @@ def with_retries(sim, until: float) -> list[Cycle]:
         real.append(c)
         last.update((f["workload"], _outcome(f)) for f in c.evaluated)
     out: list[Cycle] = []
+    storm = next(((t, f) for t, event, f in sim.log if event == "storm"), None)
     for i, c in enumerate(real):
         out.append(c)
         nxt = real[i + 1].t if i + 1 < len(real) else until
+        if storm is not None:
+            nxt = min(nxt, storm[0])   # from then on the storm's head has every cycle
         again = [f for f in c.evaluated if _retried(f)]
         if not again:
             continue
@@ -153,9 +157,22 @@ def with_retries(sim, until: float) -> list[Cycle]:
             if t >= nxt or t > until:
                 break
             out.append(Cycle(t, evaluated=again, retry=True))
+    if storm is not None:
+        out += storm_cycles(sim, *storm, until)
     for n, c in enumerate(out):
         c.number = CYCLE_BASE + n
     return out
+
+
+def storm_cycles(sim, start: float, storm: dict, until: float) -> list[Cycle]:
+    """A requeueStorm fault (kubernetes-sigs/kueue#8064): the head re-queued at once after each
+    no-candidates attempt is the only head of ``rate`` cycles a second, each the same attempt."""
+    key = storm["workload"]
+    last = next(f for t, event, f in reversed(sim.log) if event == "evaluated" and f["workload"] == key
+                and t <= start)
+    step = 1.0 / storm["rate"]
+    n = int((until - start) / step)
+    return [Cycle(start + i * step, evaluated=[last], retry=True) for i in range(1, n + 1)]
 
 
 # -- quota replay, for the fair-sharing lines ----------------------------------------------
