@@ -135,3 +135,14 @@ def test_bad_input_exits_2_with_one_line(tmp_path, bad, words):
     err = r.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in r.output
     assert all(w in err for w in words), err
+
+
+def test_a_priority_class_value_reaches_the_workloads_that_name_it(tmp_path):
+    # Kueue v0.16+ (the folder runs v0.18.4) copies the new value into their spec.priority: the
+    # perception-eval workloads (class batch, 100) then go before the blocked head and fit
+    wpc = copy.deepcopy(objects()[("WorkloadPriorityClass", "batch")])
+    wpc["value"] = 5000
+    r, doc = run(tmp_path, wpc)
+    assert r.exit_code == EXIT_OK and doc["preempted"] == []
+    admitted = {a["workload"] for a in doc["admitted"]}
+    assert admitted and all(w.startswith("perception-eval/") for w in admitted)

@@ -30,6 +30,8 @@ from ..engine.quota import FR
 from ..errors import InputError
 from ..guarantee import Evaluator, QueueGuarantee, QueueObservation, Waiting
 from ..keys import WorkloadKey
+from ..kueue.constants import WORKLOAD_PRIORITY_CLASS_SOURCE
+from ..kueue.version import Version, parse_version
 from .replay import Outcome, replay
 
 # kind -> ClusterState attribute: the objects that shape scheduling and nothing else
@@ -37,6 +39,7 @@ KINDS = {"ClusterQueue": "cluster_queues", "Cohort": "cohorts", "ResourceFlavor"
          "LocalQueue": "local_queues", "WorkloadPriorityClass": "priority_classes"}
 # the head order shown per ClusterQueue: the first workloads, as a user reads a queue
 HEAD_ORDER_LIMIT = 10
+PRIORITY_VALUE_PROPAGATES_SINCE = Version(0, 16, 0)
 
 Since = Callable[[Any, datetime], datetime]     # (Workload, now) -> since when its tenant waits
 
@@ -98,7 +101,35 @@ def apply_proposed(state: ClusterState, proposed: list[Proposed]) -> tuple[Clust
         table[_key(p.obj)] = new
         report.append({"kind": p.obj.kind, "name": p.obj.meta.name, "namespace": p.obj.meta.namespace,
                        "file": p.file, "action": action})
-    return dataclasses.replace(state, **tables), report
+    out = dataclasses.replace(state, **tables)
+    return _with_priority_values(out, state), report
+
+
+def _propagates(state: ClusterState) -> bool:
+    """Kueue v0.16.0 and later copy a WorkloadPriorityClass's new value into ``spec.priority`` of
+    every Workload that names it (upstream pkg/controller/core/workloadpriorityclass_controller.go
+    ``Reconcile``, kubernetes-sigs/kueue#8442); before, a Workload keeps the value it was created
+    with. An unknown release is taken as the newest."""
+    dep = state.kueue_deployment()
+    text = dep.kueue_version() if dep is not None else None
+    if not text:
+        return True
+    try:
+        return parse_version(text) >= PRIORITY_VALUE_PROPAGATES_SINCE
+    except InputError:      # a dev build's tag: the newest behaviour
+        return True
+
+
+def _with_priority_values(changed: ClusterState, state: ClusterState) -> ClusterState:
+    moved = {n: c.value for n, c in changed.priority_classes.items()
+             if n in state.priority_classes and state.priority_classes[n].value != c.value}
+    if not moved or not _propagates(state):
+        return changed
+    workloads = dict(changed.workloads)
+    for k, w in changed.workloads.items():
+        if w.priority_class_source == WORKLOAD_PRIORITY_CLASS_SOURCE and w.priority_class_name in moved:
+            workloads[k] = dataclasses.replace(w, priority=moved[w.priority_class_name])
+    return dataclasses.replace(changed, workloads=workloads)
 
 
 def _same(old: Any, new: Any) -> bool:
