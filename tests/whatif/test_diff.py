@@ -85,10 +85,15 @@ def test_moving_quota_below_usage_reports_the_preemptions_it_forces(tmp_path):
 
 def test_a_raise_of_the_violating_queue_restores_its_guarantee(tmp_path):
     r, doc = run(tmp_path, queue("perception", nominalQuota_2="48"))
-    assert r.exit_code == EXIT_OK and doc["breaks"] is False
     assert [(g["clusterQueue"], g["change"], g["before"], g["after"]) for g in doc["guarantees"]] == \
         [("perception", "restored", "violated", "holds")]
     assert HEAD in {a["workload"] for a in doc["admitted"]} and doc["preempted"] == []
+    # the folder's nominal GPU quotas already add up to its 20 h200 nodes' 160 GPUs: any raise
+    # promises more than the nodes hold, and that alone makes the exit status 1
+    [gpu] = [c for c in doc["capacity"] if c["resource"] == "nvidia.com/gpu"]
+    assert (gpu["nominalBefore"], gpu["nominalAfter"], gpu["capacityAfter"], gpu["shortAfter"]) == \
+        ("160", "184", "160", "24")
+    assert gpu["shortGrows"] and r.exit_code == EXIT_FOUND
 
 
 @pytest.mark.parametrize("change", ["same", "same-with-status", "label", "flavor"])
@@ -110,10 +115,11 @@ def test_a_neutral_change_reports_nothing_and_exits_0(tmp_path, change):
 
 
 def test_a_list_document_is_read(tmp_path):
-    lst = {"apiVersion": "v1", "kind": "List", "items": [queue("perception", nominalQuota_2="48")]}
-    r, doc = run(tmp_path, lst)
-    assert r.exit_code == EXIT_OK and [o["name"] for o in doc["objects"]] == ["perception"]
-    assert doc["guarantees"][0]["change"] == "restored"
+    items = [queue("planning", nominalQuota_2="24"),
+             queue("perception", nominalQuota_0="1152", nominalQuota_1="11520Gi", nominalQuota_2="48")]
+    r, doc = run(tmp_path, {"apiVersion": "v1", "kind": "List", "items": items})
+    assert r.exit_code == EXIT_FOUND and [o["name"] for o in doc["objects"]] == ["planning", "perception"]
+    assert doc["preempted"] and ("perception", "restored") in {(g["clusterQueue"], g["change"]) for g in doc["guarantees"]}
 
 
 @pytest.mark.parametrize(("bad", "words"), [
@@ -146,3 +152,14 @@ def test_a_priority_class_value_reaches_the_workloads_that_name_it(tmp_path):
     assert r.exit_code == EXIT_OK and doc["preempted"] == []
     admitted = {a["workload"] for a in doc["admitted"]}
     assert admitted and all(w.startswith("perception-eval/") for w in admitted)
+
+
+def test_a_flavor_that_selects_no_node_any_more_exits_1(tmp_path):
+    flavor = copy.deepcopy(objects()[("ResourceFlavor", "h200")])
+    labels = flavor["spec"]["nodeLabels"]
+    labels[next(iter(labels))] = "no-such-node-group"
+    r, doc = run(tmp_path, flavor)
+    assert r.exit_code == EXIT_FOUND and doc["breaks"] is True
+    gpu = {c["resource"]: c for c in doc["capacity"] if c["flavor"] == "h200"}["nvidia.com/gpu"]
+    assert gpu["capacityAfter"] == "0" and gpu["shortGrows"] is True
+    assert doc["admitted"] == doc["preempted"] == []   # quota alone: the engine does not look at nodes

@@ -31,8 +31,9 @@ def command(folder: str | None, files: tuple[str, ...], kubeconfig: str | None, 
     or restored per ClusterQueue, head order changes, and nominal quota against the capacity of
     the nodes each flavor selects.
 
-    Exit 0: nothing that holds today breaks; 1: a guarantee that holds today breaks or running
-    work would be preempted; 2: bad input (a -f object that fails the loader's checks).
+    Exit 0: nothing that holds today breaks; 1: a guarantee that holds today breaks, running
+    work would be preempted, or a flavor's nodes would hold less of its nominal quota; 2: bad
+    input (a -f object that fails the loader's checks).
     """
     from ..doctor.gather import snapshot_time, waiting_since
     from ..report.diff_text import render
@@ -72,5 +73,6 @@ def capacity_changes(state: Any, changed: Any, before: Any, after: Any) -> list[
                     "capacityBefore": format_amount(r, fb.ready_capacity if fb else 0),
                     "capacityAfter": format_amount(r, fa.ready_capacity),
                     "shortBefore": format_amount(r, fb.shortfall if fb else 0),
-                    "shortAfter": format_amount(r, fa.shortfall)})
+                    "shortAfter": format_amount(r, fa.shortfall),
+                    "shortGrows": fa.shortfall > (fb.shortfall if fb else 0)})
     return out

@@ -262,5 +262,8 @@ def scheduling_diff(state: ClusterState, changed: ClusterState, config: EngineCo
 
 
 def breaks(doc: dict[str, Any]) -> bool:
-    """The change breaks what holds today: a guarantee, or running work it preempts."""
-    return bool(doc["preempted"]) or any(g["change"] == "broken" for g in doc["guarantees"])
+    """The change breaks what holds today: a guarantee, running work it preempts, or nominal
+    quota the nodes of a flavor can honour less of than today (``capacity``, when the caller
+    adds it: the guarantee then cannot be kept once the queues use their quota)."""
+    return bool(doc["preempted"]) or any(g["change"] == "broken" for g in doc["guarantees"]) \
+        or any(c["shortGrows"] for c in doc.get("capacity", []))
