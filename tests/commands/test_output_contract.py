@@ -58,6 +58,7 @@ CASES = [
     ("conformance", "ConformanceResults", lambda t: ["conformance", CONFORMANCE], EXIT_OK),
     ("validate", "ValidationReport", lambda t: ["validate", str(HOL)], EXIT_OK),
     ("validate-deploy", "ValidationReport", lambda t: ["validate", str(REPO / "deploy")], EXIT_OK),
+    ("diff", "SchedulingDiff", lambda t: ["diff", str(HOL), "-f", str(TESTS / "whatif/data/h200-flavor.yaml")], EXIT_OK),
     ("demo", "DemoResults", lambda t: ["demo"], EXIT_OK),
     ("forecast", "Forecast",
      lambda t: ["forecast", "perception/pytorchjob-bevfusion-pretrain-r12-92dbb", str(HOL), "-r", "3"], EXIT_OK),

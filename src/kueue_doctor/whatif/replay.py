@@ -33,13 +33,17 @@ class Outcome:
     preempted: list[WorkloadKey] = field(default_factory=list)
     # the target's own victims, in the cycle that admitted it or the ones before
     victims: list[WorkloadKey] = field(default_factory=list)
+    # every workload a cycle admitted on the way, in order (``diff`` reads them)
+    admissions: list[WorkloadKey] = field(default_factory=list)
     cycles: int = 0
 
 
-def replay(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: datetime,
-           max_cycles: int = MAX_CYCLES) -> Outcome:
-    """Cycles at ``now`` until ``key`` is admitted or a cycle neither admits nor preempts."""
-    model = AdmissionModel(state, config)
+def replay(state: ClusterState, config: EngineConfig, key: WorkloadKey | None, now: datetime,
+           max_cycles: int = MAX_CYCLES, model: AdmissionModel | None = None) -> Outcome:
+    """Cycles at ``now`` until ``key`` is admitted or a cycle neither admits nor preempts
+    (``key`` None: to that fixed point). ``model``: the caller's model of ``state``, to read
+    the queues and usage the cycles leave."""
+    model = model if model is not None else AdmissionModel(state, config)
     out = Outcome(False)
     for _ in range(max_cycles):
         res = model.cycle(now)
@@ -48,6 +52,7 @@ def replay(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: dat
             if e.key == key and e.targets:
                 out.victims += [t.key for t in e.targets if t.key not in out.victims]
         for e in res.admitted:
+            out.admissions.append(e.key)
             if e.key == key:
                 out.admitted, out.cluster_queue = True, e.cq_name
                 out.flavors = {ps.name: {r: f.name for r, f in ps.flavors.items()} for ps in e.assigned.pod_sets}
