@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from kueue_doctor.cli import cli
 from kueue_doctor.doctor.gather import build_facts
 from kueue_doctor.keys import WorkloadKey
-from kueue_doctor.sim.forecast import forecast
-from kueue_doctor.sim.restart import RuntimeModel, finished_durations, simulator_from_state
+from kueue_doctor.sim.forecast import forecast, run_replicate
+from kueue_doctor.sim.restart import RuntimeModel, finished_durations, restarted, simulator_from_state
 from kueue_doctor.sim.scenario import parse_scenario
 from kueue_doctor.sim.simulator import Simulator, workload_name_of
 from kueue_doctor.sim.snapshot import snapshot_at
@@ -129,3 +129,22 @@ def test_bad_flags_exit_2(flag):
     folder = INCIDENTS / "01-strictfifo-head-of-line-blocking"
     res = CliRunner().invoke(cli, ["forecast", "perception/pytorchjob-bevfusion-pretrain-r12-92dbb", str(folder), *flag])
     assert res.exit_code == 2 and res.output.count("\n") == 1
+
+
+def test_a_replicate_on_a_fork_is_the_replicate_on_its_own_simulator(tmp_path):
+    """forecast builds the restarted simulator once and forks it per replicate: each replicate is
+    what a simulator built for its seed alone gives, and the base is left as built."""
+    _, folder = _forecast_folder(tmp_path, 1)
+    pending, snap = _pending(folder)
+    facts = build_facts(snap, __import__("datetime").timedelta(minutes=5))
+    runtimes = RuntimeModel.from_state(snap.state)
+    target = pending[-1]
+    base = restarted(snap.state, facts.now)
+    before = [wi.key for wi in base.model.queues.pending_in_order("team")]
+    for seed in (5, 6, 7):
+        on_fork = run_replicate(base, target, runtimes, seed, 7 * 86400, 300.0)
+        alone = simulator_from_state(snap.state, facts.now, runtimes, seed).run(7 * 86400)
+        assert on_fork.admitted_at is not None
+        assert on_fork.admitted_at == alone.workloads[target].first_admitted_at
+    assert [wi.key for wi in base.model.queues.pending_in_order("team")] == before
+    assert base.now == 0.0 and not base.started

@@ -155,8 +155,8 @@ class LiveSource(Source):
 class SimSource(Source):
     """A simulation advancing at ``speed`` simulated seconds per wall second.
 
-    ``Simulator.run`` cannot be resumed, so the same event loop is driven here in small
-    steps; a lock keeps a scrape from reading the model halfway through an event.
+    The simulator is advanced in small steps (``Simulator.advance``); a lock keeps a scrape from
+    reading the model halfway through an event.
     """
 
     STEP = 0.1   # wall seconds between advances: smooth enough for a 1 s scrape interval
@@ -171,12 +171,7 @@ class SimSource(Source):
         self.end = self.sim.settings.duration
         self._causes: dict[str, tuple[str, ...]] | None = None
         self._causes_at: float | None = None
-        sim = self.sim
-        for spec in sorted(sim.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
-            sim.events.at(spec.at, "arrive", spec)
-        for fault in sim.scn.faults:
-            sim.events.at(fault.at, "fault", fault)
-        self.handlers = sim.handlers(sample=False)   # no "sample": the exporter is the sampler here
+        self.sim.start(sample=False)   # no sampling: the exporter is the sampler here
         self.started = time.monotonic()
         self.last_refresh = time.time()
 
@@ -188,20 +183,10 @@ class SimSource(Source):
             self.tick()
 
     def advance(self, until: float) -> None:
-        sim = self.sim
         if self.end is not None:
             until = min(until, self.end)
         with self.lock:
-            while True:
-                t = sim.events.peek_time()
-                if t is None or t > until:
-                    break
-                event = sim.events.pop()
-                if event is None:
-                    break
-                _, kind, payload = event
-                self.handlers[kind](payload)
-            sim.events.now = max(sim.events.now, until)
+            self.sim.advance(until)
 
     def tick(self) -> None:
         from .from_sim import sim_causes

@@ -1,6 +1,7 @@
 """When will a pending workload be admitted? Seeded replicates of the simulator started from
 the snapshot (sim/restart.py), each drawing the runtimes still to come from the runtime model;
-the spread of their admission times is the forecast.
+the spread of their admission times is the forecast. The restarted simulator is built once and
+forked per replicate (``Simulator.fork``), each fork drawing its own runtimes.
 
 Percentiles are nearest-rank over all replicates, a replicate that did not admit the workload
 within the horizon counting as "later than the horizon": P90 is then reported as beyond it
@@ -15,7 +16,7 @@ from typing import Any
 
 from ..api.state import ClusterState
 from ..keys import WorkloadKey
-from .restart import RuntimeModel, simulator_from_state
+from .restart import RuntimeModel, draw_runtimes, restarted, simulator_from_state
 from .simulator import Simulator
 
 
@@ -49,9 +50,11 @@ def position(sim: Simulator, key: WorkloadKey, cq: str) -> int | None:
     return None
 
 
-def run_replicate(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel, seed: int,
-                  horizon: float, sample_every: float, **release: Any) -> Replicate:
-    sim = simulator_from_state(state, now, runtimes, seed, **release)
+def run_replicate(base: Simulator, key: WorkloadKey, runtimes: RuntimeModel, seed: int,
+                  horizon: float, sample_every: float) -> Replicate:
+    """One replicate on a fork of ``base`` (a ``restarted`` simulator, left as it was)."""
+    sim = base.fork()
+    draw_runtimes(sim, runtimes, seed)
     target = sim.workloads[key]
     rep = Replicate(seed, None)
     next_sample = [0.0]
@@ -84,7 +87,8 @@ def ahead_of(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: Run
 
 def forecast(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel, replicates: int,
              seed: int, horizon: float, sample_every: float = 300.0, **release: Any) -> dict[str, Any]:
-    reps = [run_replicate(state, now, key, runtimes, replicate_seed(seed, r), horizon, sample_every, **release)
+    base = restarted(state, now, **release)
+    reps = [run_replicate(base, key, runtimes, replicate_seed(seed, r), horizon, sample_every)
             for r in range(replicates)]
     times = [r.admitted_at if r.admitted_at is not None else math.inf for r in reps]
     admitted = [t for t in times if math.isfinite(t)]

@@ -137,14 +137,22 @@ def simulator_from_state(state: ClusterState, now: datetime, runtimes: RuntimeMo
 
     Workloads whose runtime the model cannot tell stay as the snapshot has them and are never
     finished (the caller checks ``runtimes.known`` first and says what is missing)."""
+    sim = restarted(state, now, version, gates, fair_sharing)
+    draw_runtimes(sim, runtimes, seed)
+    return sim
+
+
+def restarted(state: ClusterState, now: datetime, version: str | None = None,
+              gates: dict[str, bool] | None = None, fair_sharing: dict | None = None) -> Simulator:
+    """The simulator at ``now`` before any runtime is drawn: admitted workloads hold their quota
+    and do not finish, queued ones have no runtime yet. ``draw_runtimes`` on it (or on each of its
+    forks, one per replicate) makes it runnable; building it is the expensive part."""
     st = copy.deepcopy(state)
     st.pods.clear()
     st.nodes.clear()
     scn = Scenario(name="snapshot", state=st, version=version, gates=dict(gates or {}), fair_sharing=fair_sharing)
     sim = Simulator(scn)
     sim.origin = now
-    rng = np.random.default_rng(seed)
-    runtimes = runtimes.resampled(rng)
     for key in sorted(st.workloads, key=str):
         w = st.workloads[key]
         if w.is_true("Finished") or not w.active:
@@ -160,8 +168,7 @@ def simulator_from_state(state: ClusterState, now: datetime, runtimes: RuntimeMo
                 continue    # a ConcurrentAdmission parent: its variants hold the quota
             start = _time(w, "Admitted") or _time(w, "QuotaReserved") or created
             elapsed = max(0.0, (now - start).total_seconds())
-            remaining = runtimes.remaining(rng, key, cq, elapsed) if runtimes.known(key, cq) else None
-            spec = _spec(w, key, at, remaining if remaining is not None else 0.0)
+            spec = _spec(w, key, at, 0.0)
             sw = SimWorkload(spec, key, w, state=RUNNING_W, waiting_since=at, cluster_queue=cq,
                              admitted_at=-elapsed, first_admitted_at=-elapsed, running_since=-elapsed,
                              admissions=1, admitted_true_at=-elapsed, pods_ready_at=-elapsed, was_ready=True)
@@ -170,12 +177,9 @@ def simulator_from_state(state: ClusterState, now: datetime, runtimes: RuntimeMo
                 p.phase = RUNNING
             sim.workloads[key] = sw
             sim.recorder._usage_change(sw, +1)
-            if remaining is not None:
-                sim.events.at(remaining, "finish", (sw, sw.epoch))
         else:
             cq_name = sim.model.queues.cluster_queue_for(wi) or ""
-            runtime = runtimes.remaining(rng, key, cq_name, 0.0) if runtimes.known(key, cq_name) else 3600.0
-            spec = _spec(w, key, at, runtime)
+            spec = _spec(w, key, at, 3600.0)
             sw = SimWorkload(spec, key, w, state=QUEUED, waiting_since=at, cluster_queue=cq_name)
             sim.workloads[key] = sw
             if cq_name:
@@ -183,3 +187,21 @@ def simulator_from_state(state: ClusterState, now: datetime, runtimes: RuntimeMo
         scn.workloads.append(spec)
     sim.request_cycle()
     return sim
+
+
+def draw_runtimes(sim: Simulator, runtimes: RuntimeModel, seed: int) -> None:
+    """Draw, with ``seed``, how long each workload of a ``restarted`` simulator still runs: an
+    admitted one finishes after its remaining runtime, a queued one runs that long once admitted
+    (an hour when unknown). Only on a simulator that has not been advanced."""
+    assert not sim.started, "runtimes are drawn before the run"
+    rng = np.random.default_rng(seed)
+    runtimes = runtimes.resampled(rng)
+    # the workloads in the order restarted() added them, so one seed draws the same runtimes
+    for key, sw in sim.workloads.items():
+        if sw.state == RUNNING_W:
+            elapsed = -(sw.running_since or 0.0)
+            if runtimes.known(key, sw.cluster_queue):
+                sw.spec.runtime = runtimes.remaining(rng, key, sw.cluster_queue, elapsed)
+                sim.events.at(sw.spec.runtime, "finish", (sw, sw.epoch))
+        elif runtimes.known(key, sw.cluster_queue):
+            sw.spec.runtime = runtimes.remaining(rng, key, sw.cluster_queue, 0.0)

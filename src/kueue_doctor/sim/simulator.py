@@ -8,7 +8,9 @@ the release's job integration says the job is no longer active -> queued again.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -153,6 +155,7 @@ class Simulator:
         # the wall time of simulated time 0: T0 for a scenario, the snapshot's time for a run that
         # starts from a gathered cluster (sim/restart.py)
         self.origin = T0
+        self.started = False                 # start() has scheduled the arrivals
         heap.settle()
 
     def _pods_ready(self, scn: Scenario) -> Resolved:
@@ -192,15 +195,36 @@ class Simulator:
     # -- run ---------------------------------------------------------------------------
     def run(self, until: float | None = None) -> Simulator:
         started = time.perf_counter()
-        end = until if until is not None else self.settings.duration
+        self.start()
+        self.advance(until)
+        self.recorder.sample(final=True)
+        self.wall_seconds = time.perf_counter() - started
+        return self
+
+    def start(self, sample: bool = True) -> Simulator:
+        """Schedule the arrivals, faults and sampling once; ``sample`` False for a caller that
+        samples itself (the exporter). Calling it again does nothing, so a resumed or forked run
+        never sees its work arrive twice."""
+        if self.started:
+            return self
+        self.started = True
         for spec in sorted(self.scn.workloads, key=lambda s: (s.at, s.namespace, s.name)):
             if WorkloadKey(spec.namespace, spec.name) not in self.workloads:   # not there already (restart.py)
                 self.events.at(spec.at, "arrive", spec)
         for fault in self.scn.faults:
             self.events.at(fault.at, "fault", fault)
-        self.events.at(0.0, "sample")
+        if sample:
+            self.events.at(0.0, "sample")
         if self.afs_ledger is not None:
             self.events.at(0.0, "afs_sample")
+        return self
+
+    def advance(self, until: float | None = None) -> Simulator:
+        """Process the events up to ``until`` (None: the scenario's duration, else until nothing
+        is left to change) and stop with the clock at ``until``. Resumable: advance(a) then
+        advance(b) does what advance(b) does."""
+        self.start()
+        end = until if until is not None else self.settings.duration
         handlers = self.handlers()
         while True:
             t = self.events.peek_time()
@@ -216,9 +240,21 @@ class Simulator:
                 break
         if end is not None:
             self.events.now = max(self.events.now, end)
-        self.recorder.sample(final=True)
-        self.wall_seconds = time.perf_counter() - started
         return self
+
+    def fork(self) -> Simulator:
+        """An independent copy at the current time: advancing it leaves this one as it was."""
+        # itertools.count is not copyable on every Python: hand both the next number instead
+        n = next(self.events._seq)
+        self.events._seq = itertools.count(n)
+        memo: dict[int, Any] = {id(self.events._seq): itertools.count(n), id(self.progress): None}
+        fork = copy.deepcopy(self, memo)
+        # what is keyed by id() must be keyed by the copies' ids: the engine's cohort-tree cache
+        # is rebuilt on demand, the TAS pods are re-keyed through the copy's memo
+        fork.model._trees = None
+        if fork.tas is not None:
+            fork.tas._pods = {id(memo[k]): v for k, v in fork.tas._pods.items()}
+        return fork
 
     def handlers(self, sample: bool = True) -> dict[str, Callable[[Any], None]]:
         """Event kind -> handler; ``sample`` False for a caller that samples itself (the exporter)."""
