@@ -116,3 +116,30 @@ def test_scheduler_fits_equals_fits_by_removal_in_cycles(case):
                 model.release(t.key, now, requeue=True)
     finally:
         Scheduler.fits = fast
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters(), st.randoms(use_true_random=False))
+def test_removing_many_at_once_equals_one_by_one(case, rnd):
+    state, fair, _arrivals = case
+    model = AdmissionModel(state, EngineConfig(fair_sharing=fair))
+    for m in range(1, 6):   # one head per ClusterQueue a cycle: several, to stack workloads up
+        model.cycle(T0 + timedelta(minutes=m))
+    snap = model.snapshot
+    admitted = list(snap.all_workloads())
+    gone = rnd.sample(admitted, rnd.randint(0, len(admitted)))
+
+    def usages():
+        return {id(n): {fr: v for fr, v in n.usage.items() if v} for n in snap.nodes()}
+
+    start = usages()
+    snap.remove_workloads(gone)
+    at_once = usages()
+    snap.add_workloads((wi, wi.cluster_queue) for wi in gone)
+    assert usages() == start
+    for wi in gone:
+        snap.remove_workload(wi)
+    assert at_once == usages()
+    for wi in gone:
+        snap.add_workload(wi, wi.cluster_queue)
+    assert usages() == start

@@ -722,8 +722,7 @@ class Scheduler:
         """Assign again without this cycle's targets: -> (mode, fits)."""
         preemptor.forget()
         tree = cycle_targets.tree(cq)
-        for t in tree.values():
-            self.snap.remove_workload(t.wi)
+        self.snap.remove_workloads(t.wi for t in tree.values())
         tas_gone = self.remove_tas_usage(tree)   # SimulateWorkloadRemoval takes TAS usage off too
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
@@ -731,8 +730,7 @@ class Scheduler:
         finally:
             preemptor.forget()
             self.restore_tas_usage(tas_gone)
-            for t in tree.values():
-                self.snap.add_workload(t.wi, t.cluster_queue)
+            self.snap.add_workloads((t.wi, t.cluster_queue) for t in tree.values())
         mode = a.representative_mode()
         if mode == FIT:
             mode = DEFERRED_FIT
