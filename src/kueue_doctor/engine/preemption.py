@@ -212,8 +212,13 @@ class Preemptor:
         else:
             attempts = [True, False]
         for n, allow_borrowing in enumerate(attempts):
+            # allowing borrowing without borrowWithinCohort, every priority candidate is
+            # RECLAIM_WITHOUT_BORROWING, which _valid rejects: that stream cannot yield a target
+            priority = not (allow_borrowing and bwc_off)
             if n:
-                streams = self._classical_streams(wi, cq, usage, frs_need)
+                streams = self._classical_streams(wi, cq, usage, frs_need, priority)
+            elif not priority:
+                streams = (streams[0], _Stream(iter(())), streams[2])
             removed: list[Target] = []
             for cand, variant, lca, cand_cq in _candidate_sequence(streams):
                 if not self._valid(cand, variant, lca, cand_cq, allow_borrowing, frs_need):
@@ -230,8 +235,9 @@ class Preemptor:
         return []
 
     def _classical_streams(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
-                           frs_need: set[FR]) -> tuple[_Stream, _Stream, _Stream]:
-        """Hierarchy, priority and same-queue candidates, each lazily in CandidatesOrdering."""
+                           frs_need: set[FR], priority: bool = True) -> tuple[_Stream, _Stream, _Stream]:
+        """Hierarchy, priority (unless not ``priority``) and same-queue candidates, each lazily
+        in CandidatesOrdering."""
         p = cq.preemption
         same: list[Candidate] = []
         if p.within_cluster_queue not in ("", "Never"):
@@ -239,18 +245,19 @@ class Preemptor:
                     if c.key in cq.workloads and uses_resources(c, frs_need)
                     and satisfies_policy(wi, c, p.within_cluster_queue)]
         hierarchy: list[Iterator[Candidate]] = []
-        priority: list[Iterator[Candidate]] = []
+        by_priority: list[Iterator[Candidate]] = []
         if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
             adv, remaining = cq.node.quantities_fit_in_quota(usage)
             prev: QuotaNode = cq.node
             for s in cq.node.ancestors():
-                bucket = hierarchy if adv else priority
-                for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
-                    bucket.append(self._reclaim_candidates(wi, cq, cand_cq, adv, s, frs_need))
+                if adv or priority:
+                    bucket = hierarchy if adv else by_priority
+                    for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
+                        bucket.append(self._reclaim_candidates(wi, cq, cand_cq, adv, s, frs_need))
                 fits, remaining = s.quantities_fit_in_quota(remaining)
                 adv = adv or fits
                 prev = s
-        return (_Stream(heapq.merge(*hierarchy, key=_first_key)), _Stream(heapq.merge(*priority, key=_first_key)),
+        return (_Stream(heapq.merge(*hierarchy, key=_first_key)), _Stream(heapq.merge(*by_priority, key=_first_key)),
                 _Stream(iter(same)))
 
     def _reclaim_candidates(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, cand_cq: ClusterQueueSnapshot,

@@ -7,10 +7,12 @@ Amounts are ints: millicores for cpu, units otherwise.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 FR = tuple[str, str]
+# the usage of a node on a resource, as some view of the tree holds it
+UsageOf = Callable[["QuotaNode", FR], int]
 
 
 @dataclass(slots=True)
@@ -120,17 +122,18 @@ class QuotaNode:
             self.remove_usage(fr, v)
 
     # -- capacity ------------------------------------------------------------------
-    def available_raw(self, fr: FR) -> int:
+    def available_raw(self, fr: FR, used: UsageOf | None = None) -> int:
+        """``used``: the usage to read instead of the tree's own (RemovalShadow.used)."""
+        u = self.usage.get(fr, 0) if used is None else used(self, fr)
         if self.parent is None:
-            return self.subtree.get(fr, 0) - self.usage.get(fr, 0)
-        pa = self.parent.available_raw(fr)
+            return self.subtree.get(fr, 0) - u
+        pa = self.parent.available_raw(fr, used)
         bl = self.borrowing_limit(fr)
+        lq = self.local.get(fr, 0)
         if bl is not None:
-            lq = self.local_quota(fr)
             stored = self.subtree.get(fr, 0) - lq
-            used_up = max(0, self.usage.get(fr, 0) - lq)
-            pa = min(stored - used_up + bl, pa)
-        return self.local_available(fr) + pa
+            pa = min(stored - max(0, u - lq) + bl, pa)
+        return max(0, lq - u) + pa
 
     def available(self, fr: FR) -> int:
         """What a ClusterQueue can still admit on ``fr`` (never negative)."""
@@ -212,3 +215,73 @@ def recompute_usage(node: QuotaNode) -> None:
         for fr, v in c.usage.items():
             usage[fr] = usage.get(fr, 0) + max(0, v - c.local_quota(fr))
     node.usage = usage
+
+
+class RemovalShadow:
+    """The tree's usage as it would be with a set of workloads' usage taken off, kept in step as
+    the set grows and as usage is added to the tree itself.
+
+    Upstream's fits (pkg/scheduler/scheduler.go, cq.Fits under SimulateWorkloadRemoval) takes
+    every target of the cycle out of the snapshot and puts it back, per entry. A cohort's usage
+    is a function of its children's totals (what add_usage/remove_usage pass up is the change in
+    ``max(0, usage - localQuota)``), so the removal of a set is order-free and can be kept as a
+    difference per node: ``delta`` = real usage - shadow usage. A ClusterQueue's delta is the
+    usage removed from it; a cohort's is the sum of its children's ``terms`` (the change each
+    makes to what it passes up). ``refresh`` after any lasting change of a node's usage."""
+
+    __slots__ = ("delta", "terms")
+
+    def __init__(self) -> None:
+        self.delta: dict[int, dict[FR, int]] = {}
+        self.terms: dict[int, dict[FR, int]] = {}
+
+    def remove(self, node: QuotaNode, usage: dict[FR, int]) -> None:
+        d = self.delta.setdefault(id(node), {})
+        for fr, v in usage.items():
+            d[fr] = d.get(fr, 0) + v
+        self.refresh(node)
+
+    def refresh(self, node: QuotaNode) -> None:
+        """Bring the deltas above ``node`` in step with its (and its ancestors') usage."""
+        c = node
+        while c.parent is not None:
+            p = c.parent
+            new: dict[FR, int] = {}
+            for fr, d in self.delta.get(id(c), {}).items():
+                u, lq = c.usage.get(fr, 0), c.local.get(fr, 0)
+                t = max(0, u - lq) - max(0, u - d - lq)
+                if t:
+                    new[fr] = t
+            old = self.terms.get(id(c), {})
+            if new or old:
+                dp = self.delta.setdefault(id(p), {})
+                for fr in new.keys() | old.keys():
+                    dp[fr] = dp.get(fr, 0) + new.get(fr, 0) - old.get(fr, 0)
+                self.terms[id(c)] = new
+            c = p
+
+    def used(self, n: QuotaNode, fr: FR) -> int:
+        d = self.delta.get(id(n))
+        return n.usage.get(fr, 0) - (d.get(fr, 0) if d else 0)
+
+    def fits(self, node: QuotaNode, usage: dict[FR, int], extra: Iterable[tuple[QuotaNode, dict[FR, int]]]) -> bool:
+        """Does ``usage`` fit ``node`` in the shadow with ``extra`` (ClusterQueue node, usage)
+        removed as well? (remove_usage's walk, on an overlay of the shadow)."""
+        overlay: dict[tuple[int, FR], int] = {}
+
+        def used(n: QuotaNode, fr: FR) -> int:
+            v = overlay.get((id(n), fr))
+            return self.used(n, fr) if v is None else v
+
+        for cq_node, u in extra:
+            for fr, v in u.items():
+                n = cq_node
+                while True:
+                    cur = used(n, fr)
+                    stored = cur - n.local.get(fr, 0)
+                    overlay[(id(n), fr)] = cur - v
+                    if stored <= 0 or n.parent is None:
+                        break
+                    v = min(v, stored)
+                    n = n.parent
+        return all(max(0, node.available_raw(fr, used)) >= v for fr, v in usage.items())

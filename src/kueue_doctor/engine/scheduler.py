@@ -7,7 +7,7 @@ Reference: kueue-semantics.md §3. The cache (admitted workloads, usage) lives i
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,7 +38,7 @@ from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target, afs_usage_of, blocking_preemption_gates
 from .queues import QueueManager
-from .quota import FR, QuotaNode
+from .quota import FR, QuotaNode, RemovalShadow
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .tas.cycle import CycleAssignment, CycleTAS, TASUsage, assignment_usage, explicitly_requests_tas, topology_of
 from .workload import WorkloadInfo, is_admitted, is_variant, parent_ref, variant_flavor
@@ -109,18 +109,30 @@ _Shares = dict[tuple[int, WorkloadKey], DRS]
 
 class CycleTargets:
     """Workloads already chosen as preemption targets in this cycle (PreemptedWorkloads),
-    also indexed by cohort tree: a victim in another tree never changes a queue's capacity."""
+    also indexed by cohort tree: a victim in another tree never changes a queue's capacity.
+    ``shadow``: the snapshot's usage without them, for ``Scheduler.fits``; whoever changes the
+    tree's usage for the rest of the cycle calls ``usage_added``."""
 
     def __init__(self) -> None:
         self.all: dict[WorkloadKey, Target] = {}
         self.by_root: dict[int, dict[WorkloadKey, Target]] = {}
+        self.shadow = RemovalShadow()
 
     def __contains__(self, key: WorkloadKey) -> bool:
         return key in self.all
 
-    def add(self, t: Target, cq: ClusterQueueSnapshot) -> None:
+    def add(self, t: Target, cq: ClusterQueueSnapshot, target_cq: ClusterQueueSnapshot) -> None:
+        if t.key in self.all:
+            return
         self.all[t.key] = t
         self.by_root.setdefault(id(cq.node.root()), {})[t.key] = t
+        self.shadow.remove(target_cq.node, t.wi.usage)
+
+    def usage_added(self, node: QuotaNode, usage: dict[FR, int], undo: _Undo) -> None:
+        """Add usage for the rest of the cycle (undone at its end)."""
+        node.add_usages(usage)
+        undo.append((node, usage))
+        self.shadow.refresh(node)
 
     def tree(self, cq: ClusterQueueSnapshot) -> dict[WorkloadKey, Target]:
         return self.by_root.get(id(cq.node.root()), {})
@@ -390,7 +402,19 @@ class Scheduler:
         return a.wi.queue_order_timestamp() < b.wi.queue_order_timestamp()
 
     # -- processing --------------------------------------------------------------------------
-    def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], removed: dict[WorkloadKey, Target]) -> bool:
+    def fits(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], cycle_targets: CycleTargets,
+             targets: Iterable[Target]) -> bool:
+        """cq.Fits with this cycle's targets and ``targets`` removed, read off the cycle's shadow
+        of the tree (same answer as fits_by_removal, without touching the snapshot)."""
+        extra: dict[WorkloadKey, tuple[QuotaNode, dict[FR, int]]] = {}
+        for t in targets:
+            if t.key not in cycle_targets and t.key not in extra:
+                extra[t.key] = (self.snap.cq_of(t.wi).node, t.wi.usage)
+        return cycle_targets.shadow.fits(cq.node, usage, extra.values())
+
+    def fits_by_removal(self, cq: ClusterQueueSnapshot, usage: dict[FR, int],
+                        removed: dict[WorkloadKey, Target]) -> bool:
+        """fits as upstream does it: take the workloads out of the snapshot, look, put them back."""
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
@@ -418,23 +442,19 @@ class Scheduler:
             e.inadmissible_msg = a.message()
             return
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        # victims in other cohort trees cannot change what this queue can use
-        removed = dict(cycle_targets.tree(cq))
-        removed.update({t.key: t for t in e.targets})
-        fits = self.fits(cq, usage, removed)
+        fits = self.fits(cq, usage, cycle_targets, e.targets)
         if any(t.key in cycle_targets for t in e.targets) and \
                 self.config.gate("RecomputeAssignmentUponPreemptionTargetsOverlap"):
             mode, fits = self._recompute(e, cq, preemptor, cycle_targets)
             a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        elif fits and not self.tas_fits(e, removed) and \
+        elif fits and not self.tas_fits(e, cycle_targets, cq) and \
                 self.config.gate("TASRecomputeAssignmentWithinSchedulingCycle"):
-            mode, fits = self._recompute_tas(e, cq, preemptor, removed)
+            mode, fits = self._recompute_tas(e, cq, preemptor, cycle_targets)
             a = e.assigned
             usage = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        removed = dict(cycle_targets.tree(cq))   # after a recompute: its targets
-        removed.update({t.key: t for t in e.targets})
-        if fits and mode != NO_FIT and not self.tas_fits(e, removed):
+        # after a recompute: its targets
+        if fits and mode != NO_FIT and not self.tas_fits(e, cycle_targets, cq):
             fits = False
         if mode == NO_FIT:
             e.requeue_reason = R_NO_FIT
@@ -446,9 +466,7 @@ class Scheduler:
             e.reason = "WaitingForQuota"
             e.inadmissible_msg = a.message()
             if cq.preemption.reclaim_within_cohort != "Any":
-                reserve = self.resources_to_reserve(cq, a)
-                cq.node.add_usages(reserve)
-                undo.append((cq.node, reserve))
+                cycle_targets.usage_added(cq.node, self.resources_to_reserve(cq, a), undo)
                 self.reserve_tas(e)
             return
         if mode == PREEMPT:
@@ -462,8 +480,7 @@ class Scheduler:
                 e.wi.last_assignment = None
                 return
         if mode == DEFERRED_FIT:
-            cq.node.add_usages(usage)
-            undo.append((cq.node, usage))
+            cycle_targets.usage_added(cq.node, usage, undo)
             self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
@@ -484,11 +501,10 @@ class Scheduler:
                 res.preemption_skips[cq.name] = res.preemption_skips.get(cq.name, 0) + 1
             return
         for t in e.targets:
-            cycle_targets.add(t, cq)
-        cq.node.add_usages(usage)
+            cycle_targets.add(t, cq, self.snap.cq_of(t.wi))
+        cycle_targets.usage_added(cq.node, usage, undo)
         self.reserve_tas(e)
         if mode == PREEMPT:
-            undo.append((cq.node, usage))
             for t in e.targets:
                 if not t.wi.evicted:
                     res.preempted.append(t)
@@ -497,7 +513,6 @@ class Scheduler:
             e.inadmissible_msg = f"{a.message()}. Pending the preemption of {len(e.targets)} workload(s)"
             e.wi.last_assignment = None
             return
-        undo.append((cq.node, usage))
         if concurrent:
             sibling = self.admitted_sibling(e.wi, cq, more_favourable=False)
             if sibling is not None:
@@ -590,20 +605,23 @@ class Scheduler:
         if self.tas is not None:
             self.tas.add(self.entry_tas_usage(e.assignment, e.wi.obj))
 
-    def tas_fits(self, e: Entry, removed: dict[WorkloadKey, Target]) -> bool:
+    def tas_fits(self, e: Entry, cycle_targets: CycleTargets, cq: ClusterQueueSnapshot) -> bool:
         """cq.Fits' TAS part: the entry's topology assignment still has room, with the usage this
-        cycle added (and without the workloads being preempted)."""
-        use = self.entry_tas_usage(e.assignment, e.wi.obj)
-        if self.tas is None or not use:
+        cycle added (and without the workloads being preempted: this cycle's in the tree and the
+        entry's own; victims in other cohort trees cannot change what this queue can use)."""
+        if self.tas is None:
             return True
-        gone = self.remove_tas_usage(removed)
+        use = self.entry_tas_usage(e.assignment, e.wi.obj)
+        if not use:
+            return True
+        gone = self.remove_tas_usage(_removed(cycle_targets, cq, e.targets))
         try:
             return self.tas.fits(use)
         finally:
             self.restore_tas_usage(gone)
 
     def _recompute_tas(self, e: Entry, cq: ClusterQueueSnapshot, preemptor: Preemptor,
-                       removed: dict[WorkloadKey, Target]) -> tuple[int, bool]:
+                       cycle_targets: CycleTargets) -> tuple[int, bool]:
         """TASRecomputeAssignmentWithinSchedulingCycle: assign again on the flavors nominated."""
         preemptor.forget()
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
@@ -611,12 +629,11 @@ class Scheduler:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
+        old_targets = e.targets
         e.assignment, e.targets = a, targets
         e.wi.last_assignment = a
-        removed = dict(removed)
-        removed.update({t.key: t for t in targets})
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        return a.representative_mode(), self.fits(cq, usage, removed)
+        return a.representative_mode(), self.fits(cq, usage, cycle_targets, old_targets + targets)
 
     def topology_for_preemption(self, fa: FlavorAssigner, a: Assignment, targets: list[Target]) -> None:
         """updateAssignmentForTAS: a Preempt assignment gets the topology it would take once its
@@ -705,8 +722,7 @@ class Scheduler:
         """Assign again without this cycle's targets: -> (mode, fits)."""
         preemptor.forget()
         tree = cycle_targets.tree(cq)
-        for t in tree.values():
-            self.snap.remove_workload(t.wi)
+        self.snap.remove_workloads(t.wi for t in tree.values())
         tas_gone = self.remove_tas_usage(tree)   # SimulateWorkloadRemoval takes TAS usage off too
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
@@ -714,16 +730,13 @@ class Scheduler:
         finally:
             preemptor.forget()
             self.restore_tas_usage(tas_gone)
-            for t in tree.values():
-                self.snap.add_workload(t.wi, t.cluster_queue)
+            self.snap.add_workloads((t.wi, t.cluster_queue) for t in tree.values())
         mode = a.representative_mode()
         if mode == FIT:
             mode = DEFERRED_FIT
         e.assignment, e.targets = a, targets
-        removed = dict(tree)
-        removed.update({t.key: t for t in targets})
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
-        return mode, self.fits(cq, usage, removed)
+        return mode, self.fits(cq, usage, cycle_targets, targets)
 
     def resources_to_reserve(self, cq: ClusterQueueSnapshot, a: Assignment) -> dict[FR, int]:
         out: dict[FR, int] = {}
@@ -768,6 +781,12 @@ class Scheduler:
             q.inflight = None
             if q.sticky == wi.key:
                 q.sticky = None
+
+
+def _removed(cycle_targets: CycleTargets, cq: ClusterQueueSnapshot, targets: list[Target]) -> dict[WorkloadKey, Target]:
+    removed = dict(cycle_targets.tree(cq))
+    removed.update({t.key: t for t in targets})
+    return removed
 
 
 def _flavor_index(wi: WorkloadInfo, flavors: list[str]) -> int | None:

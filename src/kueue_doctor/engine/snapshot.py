@@ -4,7 +4,7 @@ Upstream: pkg/cache/scheduler/snapshot.go, clusterqueue_snapshot.go, cohort_snap
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..api import objects as o
@@ -102,6 +102,11 @@ class ClusterQueueSnapshot:
         return f"ClusterQueueSnapshot({self.name})"
 
 
+def _accumulate(into: dict[FR, int], usage: dict[FR, int]) -> None:
+    for fr, v in usage.items():
+        into[fr] = into.get(fr, 0) + v
+
+
 def _cand_key(wi: WorkloadInfo) -> CandKey:
     return wi.cand_key
 
@@ -141,6 +146,28 @@ class QuotaSnapshot:
         cq.node.remove_usages(wi.usage)
         if lasting:
             cq.changed()
+
+    def remove_workloads(self, wis: Iterable[WorkloadInfo]) -> None:
+        """remove_workload of many (temporarily): usage taken off once per ClusterQueue, which
+        leaves the tree as one by one would (a cohort's usage depends only on its children's
+        totals)."""
+        per_cq: dict[str, dict[FR, int]] = {}
+        for wi in wis:
+            name = self.workload_cq.pop(wi.key)
+            del self.cluster_queues[name].workloads[wi.key]
+            _accumulate(per_cq.setdefault(name, {}), wi.usage)
+        for name, usage in per_cq.items():
+            self.cluster_queues[name].node.remove_usages(usage)
+
+    def add_workloads(self, placed: Iterable[tuple[WorkloadInfo, str]]) -> None:
+        """add_workload of many (workload, ClusterQueue), the undo of remove_workloads."""
+        per_cq: dict[str, dict[FR, int]] = {}
+        for wi, name in placed:
+            self.cluster_queues[name].workloads[wi.key] = wi
+            self.workload_cq[wi.key] = name
+            _accumulate(per_cq.setdefault(name, {}), wi.usage)
+        for name, usage in per_cq.items():
+            self.cluster_queues[name].node.add_usages(usage)
 
     def cq_of(self, wi: WorkloadInfo) -> ClusterQueueSnapshot:
         return self.cluster_queues[self.workload_cq[wi.key]]
