@@ -59,8 +59,14 @@ class Recorder:
         self.kueue_evictions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         # admission check state changes: check -> state -> n
         self.check_outcomes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        # incremental sampling: a queue's last row, kept while its verdict cannot change (nothing
+        # fits, nothing admitted waits to run: time alone changes nothing) and nothing touched it
+        self._settled: dict[str, tuple[int, list]] = {}
+        self._touched: set[str] = set()
+        self._all_touched = True
 
     def queued_change(self, cq: str, delta: int) -> None:
+        self._touched.add(cq)
         t = self.sim.now
         before = self.queued[cq]
         self.queued[cq] = before + delta
@@ -85,6 +91,7 @@ class Recorder:
     def _usage_change(self, sw: SimWorkload, sign: int) -> None:
         # exact time-weighted usage: workloads shorter than the sampling interval still count
         cq = sw.cluster_queue
+        self._touched.add(cq)
         res, _ = self._primary(cq)
         v = sw.spec.requests.get(res)
         if v is None:
@@ -111,6 +118,7 @@ class Recorder:
         return area / t / nominal * 100.0 if nominal and t > 0 else 0.0
 
     def preemption(self, sw: SimWorkload, reason: str = "", preemptor: WorkloadKey | None = None) -> None:
+        self._all_touched = True
         self.preemptions[sw.cluster_queue] += 1
         t = self.sim.now
         by = self.sim.workloads.get(preemptor) if preemptor is not None else None
@@ -123,18 +131,22 @@ class Recorder:
 
     def migration(self, sw: SimWorkload, evictor: WorkloadKey) -> None:
         """A FlavorMigration eviction: ``evictor``, a more favourable variant of the same parent, fits."""
+        self._all_touched = True
         self.migrations[sw.cluster_queue] += 1
         self.marks.append(EventMark(self.sim.now, "eviction", sw.cluster_queue,
                                     f"{sw.key} evicted (FlavorMigration): {evictor} migrates to a more "
                                     f"favourable flavor"))
     def kueue_eviction(self, sw: SimWorkload, reason: str) -> None:
+        self._all_touched = True
         self.kueue_evictions[sw.cluster_queue][reason] += 1
         self.marks.append(EventMark(self.sim.now, "eviction", sw.cluster_queue, f"{sw.key} evicted ({reason})"))
 
     def check_outcome(self, sw: SimWorkload, check: str, state: str) -> None:
+        self._all_touched = True
         self.check_outcomes[check][state] += 1
 
     def fault(self, fault: Fault) -> None:
+        self._all_touched = True
         sw = self.sim.workloads.get(fault.workload) if fault.workload is not None else None
         self.marks.append(EventMark(self.sim.now, "fault", sw.cluster_queue if sw is not None else "",
                                     f"{fault.kind} {fault.target}"))
@@ -153,7 +165,16 @@ class Recorder:
         now = sim.dt(t)
         if self.evaluator is None:
             self.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=sim.settings.min_wait))
-        for name, obs in observations(sim, times=self.times).items():
+        settled = {} if self._all_touched else self._settled
+        nodes = {name: id(cq.node) for name, cq in sim.model.snapshot.cluster_queues.items()}
+        keep = {name for name, (node, _) in settled.items()
+                if name not in self._touched and nodes.get(name) == node}
+        for name in sorted(keep):
+            row = settled[name][1]
+            self.series[name].append([round(t, 3), *row])
+        self._settled = {name: settled[name] for name in keep}
+        self._touched, self._all_touched = set(), False
+        for name, obs in observations(sim, times=self.times, only=set(nodes) - keep).items():
             g = self.evaluator.evaluate(obs, now)
             res = primary_resource(sorted({fr[1] for fr in obs.cluster_queue.node.quotas}))
             used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
@@ -161,6 +182,8 @@ class Recorder:
             fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)
             self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
             self.last_violated[name] = g.violated
+            if not g.fitting and not obs.not_running:
+                self._settled[name] = (nodes[name], [used, nominal, fits, g.violated])
 
     def summary(self) -> dict:
         sim = self.sim

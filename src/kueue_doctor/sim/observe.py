@@ -14,9 +14,10 @@ RESERVED = "reserved"   # sim.simulator's state for admitted work that does not 
 
 
 def observations(sim: Simulator, include_inactive: bool = False,
-                 times: dict[float, datetime] | None = None) -> dict[str, QueueObservation]:
+                 times: dict[float, datetime] | None = None,
+                 only: set[str] | None = None) -> dict[str, QueueObservation]:
     """``times``: sim.dt already computed, kept by a caller that samples often (the same few
-    waiting-since times come back at every sample)."""
+    waiting-since times come back at every sample); ``only``: the queues to observe (all if None)."""
     times = {} if times is None else times
 
     def at(t: float) -> datetime:
@@ -27,6 +28,8 @@ def observations(sim: Simulator, include_inactive: bool = False,
 
     esnap = sim.model.snapshot
     cqs = {**esnap.cluster_queues, **esnap.inactive} if include_inactive else dict(esnap.cluster_queues)
+    if only is not None:
+        cqs = {name: cq for name, cq in cqs.items() if name in only}
     not_running: dict[str, list[NotRunning]] = {name: [] for name in cqs}
     for sw in sim.workloads.values():
         if sw.state == RESERVED and sw.cluster_queue in not_running:

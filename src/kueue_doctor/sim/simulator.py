@@ -36,6 +36,7 @@ from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
 from .metrics import Recorder
 from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
+from .perf import ApiWrites
 from .scenario import JOB, POD_GROUP, READY, UNSCHEDULABLE, Fault, Scenario, WorkloadSpec
 from .tas import NON_TAS_REQUEUE_FIX, NON_TAS_REQUEUE_INTERVAL, SimTAS
 
@@ -143,6 +144,8 @@ class Simulator:
         self.unplaced: list[SimWorkload] = []
         self.cycle_pending = False
         self.cycle_busy_until = 0.0
+        # the perf configs' API client model (sim/perf.py); None: the fixed costs of Settings
+        self.api = ApiWrites(*scn.settings.api_writes) if scn.settings.api_writes else None
         self.cycles = 0
         self.finished = 0
         self.deactivated = 0
@@ -273,7 +276,8 @@ class Simulator:
     def _idle(self) -> bool:
         """Nothing left that can change: every workload finished and no event but sampling."""
         return self.finished + self.deactivated >= len(self.scn.workloads) and not any(
-            k not in ("sample", "afs_sample") for _, _, k, _ in self.events._heap)
+            k not in ("sample", "afs_sample") and not (k == "pods_ready_timeout" and p[0].state == FINISHED)
+            for _, _, k, p in self.events._heap)
 
     # -- handlers ------------------------------------------------------------------------
     def on_arrive(self, spec: WorkloadSpec) -> None:
@@ -382,7 +386,7 @@ class Simulator:
         heads = len(res.entries) + len(res.inadmissible)
         s = self.settings
         cost = s.cycle_cost + s.per_head_cost * heads + s.admission_cost * len(res.admitted)
-        self.cycle_busy_until = self.now + cost
+        start = self.now
         for e in res.admitted:
             self._admitted(e)
         for t in res.preempted:
@@ -393,6 +397,7 @@ class Simulator:
         for parent in self.variants:
             self._sync_variants(parent)
         self._log_cycle(res)
+        self.cycle_busy_until = self.api.end_cycle(start, cost) if self.api else start + cost
         parked = any(e.key in self.model.queues.queues[e.cq_name].inadmissible
                      for e in res.entries + res.inadmissible if e.cq_name in self.model.queues.queues)
         if res.admitted or res.preempted or res.migrated or parked:
@@ -448,7 +453,8 @@ class Simulator:
         sw.admitted_true_at = self.now
         sw.was_ready = False
         self.emit("admitted_true", workload=sw.key, clusterQueue=sw.cluster_queue)
-        self.events.after(self.settings.release_latency, "release", (sw, sw.epoch))
+        wait = self.api.write(self.now) if self.api else 0.0
+        self.events.after(self.settings.release_latency + wait, "release", (sw, sw.epoch))
         if self.pods_ready is not None:
             self.events.after(self.pods_ready.timeout, "pods_ready_timeout", (sw, sw.epoch))
 
