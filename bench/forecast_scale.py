@@ -84,6 +84,8 @@ def main() -> None:
             rep.admitted_at = target.first_admitted_at
         runs.append(time.perf_counter() - t)
         admitted.append(rep.admitted_at)
+        print(f"replicate {r}: fork {forks[-1]:.2f} s, run {runs[-1]:.2f} s, admitted at {rep.admitted_at}",
+              flush=True)
         assert position(base, key, first_cq) == len(pending)   # the base is untouched
     total = time.perf_counter() - total
     done = [a for a in admitted if a is not None]
