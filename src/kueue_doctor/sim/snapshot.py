@@ -914,11 +914,9 @@ def write_snapshot(sim, directory, window: float = WINDOW, force: bool = False) 
 
 
 def snapshot_at(scn: Scenario, at: float, directory, force: bool = False) -> list[Path]:
-    """Run ``scn`` on a fresh simulator up to ``at`` and write the folder there.
-
-    The simulator cannot resume after ``run(until)`` (arrivals are queued by ``run``): whoever
-    wants the rest of the run starts a second, identical one (the simulation is deterministic).
-    """
+    """Run ``scn`` on a fresh simulator up to ``at`` and write the folder there. ``run`` ends
+    with a final sample, so a caller that wants the rest of the run uses ``start``/``advance``
+    (or ``fork``) on its own simulator instead, or starts a second, identical one."""
     return write_snapshot(Simulator(scn).run(at), directory, force=force)
 
 
