@@ -60,7 +60,7 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
         out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
         return
     release: dict[str, Any] = {"version": facts.version, "gates": dict(facts.config.gates)}
-    cq, ahead = ahead_of(state, now, key, model, **release)
+    cq, ahead = ahead_of(facts.model, key)
     doc.update(state="Pending", clusterQueue=cq, aheadInQueue=[str(k) for k in ahead],
                runtimeModel={"source": model.source(key, cq), "fixedSeconds": fixed,
                              "historyByClusterQueue": {q: len(v) for q, v in model.history.items()},

@@ -15,8 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from ..api.state import ClusterState
+from ..engine.model import AdmissionModel
 from ..keys import WorkloadKey
-from .restart import RuntimeModel, draw_runtimes, restarted, simulator_from_state
+from .perturb import replicate_seed
+from .restart import RuntimeModel, draw_runtimes, restarted
 from .simulator import Simulator
 
 
@@ -29,10 +31,6 @@ class Replicate:
     seed: int
     admitted_at: float | None                    # seconds after the snapshot; None: not within the horizon
     positions: list[tuple[float, int | None]] = field(default_factory=list)   # (t, 1-based position)
-
-
-def replicate_seed(seed: int, replicate: int) -> int:
-    return seed * 1_000_003 + replicate
 
 
 def nearest_rank(values: list[float], q: float) -> float:
@@ -76,12 +74,12 @@ def run_replicate(base: Simulator, key: WorkloadKey, runtimes: RuntimeModel, see
     return rep
 
 
-def ahead_of(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel,
-             **release: Any) -> tuple[str, list[WorkloadKey]]:
-    """The workload's ClusterQueue and the pending workloads before it in its queue order now."""
-    sim = simulator_from_state(state, now, runtimes, 0, **release)
-    cq = sim.workloads[key].cluster_queue
-    order = [wi.key for wi in sim.model.queues.pending_in_order(cq)] if cq else []
+def ahead_of(model: AdmissionModel, key: WorkloadKey) -> tuple[str, list[WorkloadKey]]:
+    """The workload's ClusterQueue and the pending workloads before it in its queue order now,
+    from the engine model of the snapshot (the one ``explain`` reads positions from)."""
+    wi = model.infos.get(key)
+    cq = (model.queues.cluster_queue_for(wi) or "") if wi is not None else ""
+    order = [w.key for w in model.queues.pending_in_order(cq)] if cq else []
     return cq, order[:order.index(key)] if key in order else order
 
 

@@ -10,6 +10,12 @@ from .scenario import Scenario
 KEYS = ("runtime", "arrival")
 
 
+def replicate_seed(seed: int, replicate: int) -> int:
+    """The seed of replicate ``replicate``: common random numbers, so replicate r draws the same
+    whatever else differs (a sweep's configurations, a forecast's command line)."""
+    return seed * 1_000_003 + replicate
+
+
 def perturb(scn: Scenario, jitter: dict[str, float], seed: int) -> None:
     if not jitter or not scn.workloads:
         return

@@ -7,7 +7,7 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
-from ..sim.perturb import perturb
+from ..sim.perturb import perturb, replicate_seed
 from ..sim.scenario import Scenario
 from ..sim.simulator import Simulator
 from .measures import measure
@@ -22,12 +22,6 @@ class Job:
     jitter: tuple[tuple[str, float], ...]
     focus: tuple[str, ...]
     seed: int
-
-
-def replicate_seed(seed: int, replicate: int) -> int:
-    # common random numbers: replicate r perturbs every configuration the same way, so two
-    # configurations differ by their knobs, not by their draws
-    return seed * 1_000_003 + replicate
 
 
 def configure(base: Scenario, job: Job, config: Configuration) -> Scenario:
