@@ -3,6 +3,7 @@ and the band of admission times it gives (sim/forecast.py, kueue-doctor forecast
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -148,3 +149,19 @@ def test_a_replicate_on_a_fork_is_the_replicate_on_its_own_simulator(tmp_path):
         assert on_fork.admitted_at == alone.workloads[target].first_admitted_at
     assert [wi.key for wi in base.model.queues.pending_in_order("team")] == before
     assert base.now == 0.0 and not base.started
+
+
+def test_restart_keeps_the_snapshots_admission_fair_sharing():
+    """A snapshot whose Configuration turns on admission fair sharing is simulated with it, as
+    a scenario with the same Configuration among its objects is."""
+    import yaml
+
+    from kueue_doctor.api.load import load_documents
+    conf = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+            "admissionFairSharing": {"usageHalfLifeTime": "1h", "resourceWeights": {"nvidia.com/gpu": 1}}}
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+          "data": {"controller_manager_config.yaml": yaml.safe_dump(conf)}}
+    state = load_documents([cm, *scenario(0)["objects"]], "t")
+    sim = simulator_from_state(state, datetime(2026, 1, 1, tzinfo=UTC), RuntimeModel(fixed=600.0), 0)
+    assert sim.config.admission_fair_sharing is not None
+    assert sim.config.admission_fair_sharing.usage_half_life_time == 3600

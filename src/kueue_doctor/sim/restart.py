@@ -150,7 +150,9 @@ def restarted(state: ClusterState, now: datetime, version: str | None = None,
     st = copy.deepcopy(state)
     st.pods.clear()
     st.nodes.clear()
-    scn = Scenario(name="snapshot", state=st, version=version, gates=dict(gates or {}), fair_sharing=fair_sharing)
+    scn = Scenario(name="snapshot", state=st, version=version, gates=dict(gates or {}), fair_sharing=fair_sharing,
+                   # as parse_scenario reads it: the snapshot's Configuration decides admission fair sharing
+                   admission_fair_sharing=st.configuration.admission_fair_sharing if st.configuration else None)
     sim = Simulator(scn)
     sim.origin = now
     for key in sorted(st.workloads, key=str):
