@@ -54,27 +54,26 @@ def run_sweep(spec: SweepSpec, out: str, executor: str = "local", workers: int =
     configs = spec.configurations()
     job = Job(parameters=tuple(spec.parameters), until=spec.until, jitter=tuple(sorted(spec.jitter.items())),
               focus=tuple(spec.focus), seed=spec.seed)
+    blob = pickle.dumps(base)
     # every configuration must apply before any simulation starts (values were checked one by one)
     for c in configs:
-        configure(pickle.loads(pickle.dumps(base)), job, c)
+        configure(pickle.loads(blob), job, c)
     results = ResultsDir(out, spec, fresh=restart)
     done = results.done()
     wanted = {(c.id, r) for c in configs for r in range(spec.replicates)}
     rows = [row for key, row in done.items() if key in wanted]
     tasks: list[Task] = [(c, r) for c in configs for r in range(spec.replicates) if (c.id, r) not in done]
-    blob = pickle.dumps(base)
     if executor == "ray":
         stream = run_ray(blob, job, tasks, workers, address)
     else:
         stream = run_local(blob, job, tasks, workers)
     index = {c.id: c.index for c in configs}
     for row in stream:
-        row["config"] = index[row["configId"]]   # the index in this spec, if a resumed one reordered them
         results.append(row)
         rows.append(row)
         if progress is not None:
             progress(len(rows))
-    for row in rows:
+    for row in rows:   # the index in this spec (a resumed spec may have reordered its configurations)
         row["config"] = index[row["configId"]]
     files = results.write_tables(rows)
     summary = summarise(rows, spec.objectives)

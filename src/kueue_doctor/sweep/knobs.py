@@ -124,13 +124,8 @@ class Knob:
 
     def _setters(self, obj: Any) -> Iterator[Callable[[Any, bool], None]]:
         if self.resource:
-            for group in obj.resource_groups:
-                for fq in group.flavors:
-                    if not fnmatch.fnmatchcase(fq.name, self.flavor):
-                        continue
-                    for rq in fq.resources:
-                        if fnmatch.fnmatchcase(rq.name, self.resource):
-                            yield _quota_setter(rq, QUOTA_FIELDS[self.field])
+            for rq in self._quotas([obj]):
+                yield _quota_setter(rq, QUOTA_FIELDS[self.field])
         elif self.field == "spec.fairSharing.weight":
             yield _weight_setter(obj)
         elif self.field.startswith("spec.preemption."):

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..sim.nodes import amounts
 from ..sim.simulator import Simulator
 
 GPU_MARKERS = ("gpu",)
@@ -45,16 +46,11 @@ def _gpu_utilisation(sim: Simulator) -> float:
             continue
         used += rec.usage_area[cq] + rec.usage_level[cq] * (t - rec.usage_t.get(cq, t))
         capacity += nominal
-    node_gpus = sum(q for n in sim.scn.nodes for r, q in _amounts(n.allocatable).items()
+    node_gpus = sum(q for n in sim.scn.nodes for r, q in amounts(n.allocatable).items()
                     if any(m in r for m in GPU_MARKERS))
     if node_gpus:
         capacity = node_gpus
     return _r(used / (capacity * t) * 100.0) if capacity and t > 0 else math.nan
-
-
-def _amounts(alloc: dict[str, Any]) -> dict[str, int]:
-    from ..api.quantity import Quantity
-    return {r: Quantity.parse(v).amount(r) for r, v in alloc.items()}
 
 
 def measure(sim: Simulator, focus: list[str]) -> dict[str, Any]:
