@@ -38,10 +38,10 @@ def queue(name: str, status: bool = False, **nominal: str) -> dict:
     return obj
 
 
-def run(tmp_path, *docs, fmt="json"):
+def run(tmp_path, *docs, fmt="json", extra=()):
     f = tmp_path / "proposed.yaml"
     f.write_text(yaml.safe_dump_all(list(docs)))
-    r = CliRunner().invoke(cli, ["diff", str(HOL), "-f", str(f), "-o", fmt], catch_exceptions=False)
+    r = CliRunner().invoke(cli, ["diff", str(HOL), "-f", str(f), "-o", fmt, *extra], catch_exceptions=False)
     doc = json.loads(r.stdout) if fmt == "json" and r.exit_code in (EXIT_OK, EXIT_FOUND) else None
     if doc is not None:
         assert (doc["apiVersion"], doc["kind"]) == (API_VERSION, "SchedulingDiff")
@@ -56,6 +56,7 @@ def test_a_cut_below_running_usage_breaks_the_guarantee_and_exits_1(tmp_path):
     assert doc["breaks"] is True
     [g] = doc["guarantees"]
     assert (g["clusterQueue"], g["change"], g["before"], g["after"]) == ("planning", "broken", "holds", "over-nominal")
+    assert [r for r in doc["breakReasons"] if "ClusterQueue planning" in r]
     assert g["overNominal"] == ["h200/nvidia.com/gpu"]
     [q] = doc["quota"]
     assert (q["clusterQueue"], q["nominalBefore"], q["nominalAfter"], q["usage"], q["belowUsage"]) == \
@@ -94,6 +95,19 @@ def test_a_raise_of_the_violating_queue_restores_its_guarantee(tmp_path):
     assert (gpu["nominalBefore"], gpu["nominalAfter"], gpu["capacityAfter"], gpu["shortAfter"]) == \
         ("160", "184", "160", "24")
     assert gpu["shortGrows"] and r.exit_code == EXIT_FOUND
+    # and the verdict says so, in JSON and in text
+    assert len(doc["breakReasons"]) == 1 and "flavor h200" in doc["breakReasons"][0]
+    text = CliRunner().invoke(cli, ["diff", str(HOL), "-f", str(tmp_path / "proposed.yaml")])
+    assert doc["breakReasons"][0] in " ".join(text.stdout.split())
+
+
+def test_allow_overcommit_reports_the_shortfall_without_failing(tmp_path):
+    r, doc = run(tmp_path, queue("perception", nominalQuota_2="48"), extra=["--allow-overcommit"])
+    assert r.exit_code == EXIT_OK and doc["breaks"] is False and doc["breakReasons"] == []
+    assert next(c for c in doc["capacity"] if c["resource"] == "nvidia.com/gpu")["shortGrows"]
+    # a broken guarantee still fails with it
+    r, doc = run(tmp_path, queue("planning", nominalQuota_2="24"), extra=["--allow-overcommit"])
+    assert r.exit_code == EXIT_FOUND and doc["breaks"] is True
 
 
 @pytest.mark.parametrize("change", ["same", "same-with-status", "label", "flavor"])
@@ -106,7 +120,7 @@ def test_a_neutral_change_reports_nothing_and_exits_0(tmp_path, change):
         obj["metadata"].setdefault("labels", {})["team"] = "perception"
     r, doc = run(tmp_path, obj)
     assert r.exit_code == EXIT_OK, r.output
-    assert doc["breaks"] is False
+    assert doc["breaks"] is False and doc["breakReasons"] == []
     for k in ("admitted", "preempted", "notAdmitted", "guarantees", "headOrder", "quota", "capacity"):
         assert doc[k] == [], k
     assert [o["action"] for o in doc["objects"]] == (["configured"] if change == "label" else ["unchanged"])

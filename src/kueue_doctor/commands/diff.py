@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from .diagnose import min_wait_option, now_option, parse_min_wait, parse_now
-from .output import EXIT_FOUND, EXIT_OK, Output, output_options
+from .output import EXIT_FOUND, EXIT_OK, Output, output_options, write_file
 from .progress import phase
 from .source import load_source, source_options
 
@@ -21,19 +21,23 @@ KIND = "SchedulingDiff"
               metavar="FILE", help="Proposed objects (ClusterQueue, Cohort, ResourceFlavor, LocalQueue, "
                                    "WorkloadPriorityClass), whole as `kubectl apply -f` takes them; repeatable.")
 @source_options
-@output_options
+@output_options(html=True)
 @min_wait_option
 @now_option
+@click.option("--allow-overcommit", is_flag=True,
+              help="Do not fail (exit 1) when the change promises more nominal quota than a flavor's Ready "
+                   "nodes hold; the capacity table still shows it.")
 def command(folder: str | None, files: tuple[str, ...], kubeconfig: str | None, kube_context: str | None,
-            in_cluster: bool, out: Output, min_wait: str, now_text: str | None) -> None:
+            in_cluster: bool, out: Output, html: str | None, min_wait: str, now_text: str | None,
+            allow_overcommit: bool) -> None:
     """What would applying these objects change? Workloads newly admitted and newly preempted
     (the engine's cycles run to a fixed point without and with the change), guarantees broken
     or restored per ClusterQueue, head order changes, and nominal quota against the capacity of
     the nodes each flavor selects.
 
     Exit 0: nothing that holds today breaks; 1: a guarantee that holds today breaks, running
-    work would be preempted, or a flavor's nodes would hold less of its nominal quota; 2: bad
-    input (a -f object that fails the loader's checks).
+    work would be preempted, or a flavor's nodes would hold less of its nominal quota (unless
+    --allow-overcommit); 2: bad input (a -f object that fails the loader's checks).
     """
     from ..doctor.gather import snapshot_time, waiting_since
     from ..report.diff_text import render
@@ -48,9 +52,13 @@ def command(folder: str | None, files: tuple[str, ...], kubeconfig: str | None, 
         body, before, after = scheduling_diff(snap.state, changed, engine_config(snap.state), now,
                                               waiting_since, wait)
     body["capacity"] = capacity_changes(snap.state, changed, before.model.snapshot, after.model.snapshot)
-    body["breaks"] = breaks(body)
+    reasons = breaks(body, capacity=not allow_overcommit)
+    body.update(breaks=bool(reasons), breakReasons=reasons)
     doc = {"snapshot": snap.origin or "live cluster",
            "proposed": list(files), "objects": objects, **body}
+    if html:
+        from ..report.diff_html import render as render_html
+        write_file(html, render_html(doc))
     out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
     sys.exit(EXIT_FOUND if doc["breaks"] else EXIT_OK)
 

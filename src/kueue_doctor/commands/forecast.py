@@ -10,7 +10,7 @@ from ..duration import duration
 from ..errors import EXIT_UNKNOWN, InputError
 from .diagnose import now_option, parse_now
 from .explain import resolve
-from .output import Output, output_options
+from .output import Output, output_options, write_file
 from .progress import phase
 from .source import load_source, workload_options
 
@@ -19,7 +19,7 @@ KIND = "Forecast"
 
 @click.command("forecast")
 @workload_options
-@output_options
+@output_options(html=True)
 @click.option("--replicates", "-r", default=20, show_default=True, type=click.IntRange(min=1, max=10_000),
               help="Simulated futures, each drawing the runtimes still to come.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
@@ -30,7 +30,8 @@ KIND = "Forecast"
               help="How far ahead to simulate; later admissions are reported as beyond it.")
 @now_option
 def command(workload: str, folder: str | None, namespace: str | None, all_namespaces: bool,
-            kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output, replicates: int,
+            kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output, html: str | None,
+            replicates: int,
             seed: int, runtime: str | None, horizon: str, now_text: str | None) -> None:
     """When will a pending workload be admitted? Runs the simulator from the snapshot (or the
     live cluster) forward REPLICATES times, each drawing the runtimes still to come (from the
@@ -55,9 +56,16 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
                            "kueueVersion": facts.version, "horizonSeconds": end, "seed": seed,
                            "replicateCount": replicates}
     model = RuntimeModel.from_state(state, fixed)
+
+    def emit() -> None:
+        if html:
+            from ..report.forecast_html import render as render_html
+            write_file(html, render_html(doc))
+        out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
+
     if w.is_true("QuotaReserved") or w.is_true("Finished"):
         doc.update(state="Finished" if w.is_true("Finished") else "Admitted", forecast=None)
-        out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
+        emit()
         return
     release: dict[str, Any] = {"version": facts.version, "gates": dict(facts.config.gates)}
     cq, ahead = ahead_of(facts.model, key)
@@ -68,7 +76,7 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     if not cq:
         doc["forecast"] = None
         doc["unknown"] = "the workload's LocalQueue or ClusterQueue is not in the snapshot"
-        out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
+        emit()
         sys.exit(EXIT_UNKNOWN)
     # the admitted workloads' remaining runtimes decide when quota frees up
     running = [(k, x.status.admission.cluster_queue) for k, x in state.workloads.items()
@@ -79,8 +87,8 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
                           "finished Workload to learn durations from and their Jobs set no activeDeadlineSeconds; "
                           "collect a snapshot with finished Workloads (kueue-doctor collect keeps them) or pass "
                           "--runtime DURATION")
-        out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
+        emit()
         sys.exit(EXIT_UNKNOWN)
     with phase(f"forecasting {key} ({replicates} replicates)"):
         doc["forecast"] = forecast(state, now, key, model, replicates, seed, end, **release)
-    out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
+    emit()

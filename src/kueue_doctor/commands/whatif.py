@@ -7,7 +7,7 @@ import click
 
 from .diagnose import now_option, parse_now
 from .explain import resolve
-from .output import EXIT_FOUND, EXIT_OK, Output, output_options
+from .output import EXIT_FOUND, EXIT_OK, Output, output_options, write_file
 from .progress import phase
 from .source import load_source, workload_options
 
@@ -16,11 +16,11 @@ KIND = "WhatIf"
 
 @click.command("whatif")
 @workload_options
-@output_options
+@output_options(html=True)
 @now_option
 def command(workload: str, folder: str | None, namespace: str | None, all_namespaces: bool,
             kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output,
-            now_text: str | None) -> None:
+            html: str | None, now_text: str | None) -> None:
     """What would admit a pending workload now? The fewest running workloads that must end,
     the smallest quota raise (its own ClusterQueue's, a Cohort's, or another queue lending
     more), the lowest priority that preempts its way in, another flavor of its queue with
@@ -40,6 +40,9 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     with phase(f"searching what admits {key}"):
         raw = RawObjects(snap.state.files).get if folder else None
         doc = what_if(snap.state, engine_config(snap.state), key, now, raw)
+    if html:
+        from ..report.whatif_html import render as render_html
+        write_file(html, render_html(doc))
     out.emit(KIND, doc, lambda con, wide: render(con, doc, wide))
     sys.exit(exit_status(doc))
 

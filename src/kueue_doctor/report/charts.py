@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
@@ -344,6 +345,65 @@ def pareto_scatter(names: Sequence[str], goals: Sequence[str], points: Sequence[
     return fig
 
 
+def admission_band(admitted_after: Sequence[float | None], positions: Sequence[Sequence[tuple[float, int]]],
+                   percentiles: Mapping[str, float | None], horizon: float) -> Any:
+    """A forecast over time since the snapshot: above, the share of simulated futures in which the
+    workload is admitted by then (a step curve, P10/P50/P90 marked); below, its position in its
+    queue, the median future as a line inside the P10-P90 band of futures (0 once admitted)."""
+    done = sorted(a for a in admitted_after if a is not None)
+    last = max([*done, *(t for rep in positions for t, _ in rep)], default=0.0)
+    span = min(horizon, last * 1.1) if last > 0 else horizon
+    div, unit = time_unit(span)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.55, 0.45])
+    n = len(admitted_after)
+    xs = [0.0, *done, span]
+    ys = [0.0, *((i + 1) / n for i in range(len(done))), len(done) / n]
+    fig.add_trace(go.Scatter(x=[x / div for x in xs], y=ys, mode="lines", line={"shape": "hv", "color": USED,
+                                                                                "width": 2},
+                             name="admitted by then", hovertemplate="%{y:.0%} of futures<extra></extra>"), 1, 1)
+    marks: dict[float, list[str]] = {}     # equal percentiles share one line and one label
+    for q in ("p10", "p50", "p90"):
+        v = percentiles.get(q)
+        if v is not None:
+            marks.setdefault(v, []).append(q.upper())
+    for v, names in marks.items():
+        fig.add_vline(x=v / div, line={"color": VIOLATION, "dash": "dash" if "P50" in names else "dot", "width": 1},
+                      row=1, col=1, annotation_text="=".join(names), annotation_position="top")
+    grid = np.arange(0.0, span + 1e-9, max(span / 200, 1.0))
+    if positions:
+        table = np.zeros((len(positions), len(grid)))
+        for i, rep in enumerate(positions):
+            if rep:
+                ts = np.array([t for t, _ in rep])
+                ps = np.array([p for _, p in rep], dtype=float)
+                at = np.searchsorted(ts, grid, side="right") - 1
+                row = np.where(at >= 0, ps[np.clip(at, 0, None)], ps[0])
+                a = admitted_after[i]
+                table[i] = np.where(grid >= a, 0.0, row) if a is not None else row
+        # an observed position (inverted CDF), never a fraction between two futures'
+        low, mid, high = np.percentile(table, [10, 50, 90], axis=0, method="inverted_cdf")
+        gx = (grid / div).tolist()
+        fig.add_trace(go.Scatter(x=gx, y=low.tolist(), mode="lines", line={"width": 0, "shape": "hv"},
+                                 showlegend=False, hoverinfo="skip"), 2, 1)
+        fig.add_trace(go.Scatter(x=gx, y=high.tolist(), mode="lines", line={"width": 0, "shape": "hv"},
+                                 fill="tonexty", fillcolor=_rgba(PENDING_FITS, 0.25), name="P10-P90 of futures",
+                                 hoverinfo="skip"), 2, 1)
+        fig.add_trace(go.Scatter(x=gx, y=mid.tolist(), mode="lines", line={"color": PENDING_FITS, "width": 2,
+                                                                              "shape": "hv"},
+                                 name="median position", hovertemplate="position %{y:.0f}<extra></extra>"), 2, 1)
+    _layout(fig, title="When it is admitted, and its place in the queue until then", height=560)
+    fig.update_layout(legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"},
+                      margin={"l": 80, "r": 170, "t": 64, "b": 48})
+    fig.update_xaxes(gridcolor="#eee", showline=True, linecolor="#888", range=[0, span / div])
+    fig.update_xaxes(title_text=f"time after the snapshot ({unit})", row=2, col=1)
+    fig.update_yaxes(title_text="futures admitted", tickformat=".0%", range=[0, 1.05], gridcolor="#e6e6e6", row=1,
+                     col=1)
+    top = max((p for rep in positions for _, p in rep), default=1)
+    fig.update_yaxes(title_text="position in queue", rangemode="tozero", tickformat="d", gridcolor="#e6e6e6",
+                     dtick=1 if top <= 10 else None, row=2, col=1)
+    return fig
+
+
 # -- HTML --------------------------------------------------------------------------------
 def figure_html(fig: Any, div_id: str) -> str:
     """A figure as a ``<div>`` and the script drawing it, for a page made by ``page()``."""
@@ -351,13 +411,15 @@ def figure_html(fig: Any, div_id: str) -> str:
     return f'<div class="chart">{inner}</div>'
 
 
-def page(title: str, body: Iterable[str], css: str = "") -> str:
-    """The HTML skeleton: one file, plotly.js inline in the head (once), nothing fetched."""
+def page(title: str, body: Iterable[str], css: str = "", charts: bool = True) -> str:
+    """The HTML skeleton: one file, plotly.js inline in the head (once; left out of a page
+    without ``charts``), nothing fetched."""
     return "".join([
         "<!doctype html><html><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<title>{escape(title)}</title><style>{BASE_CSS}{css}</style>",
-        f"<script type=\"text/javascript\">{get_plotlyjs()}</script></head><body>",
+        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>" if charts else "",
+        "</head><body>",
         *body,
         "</body></html>\n"])
 

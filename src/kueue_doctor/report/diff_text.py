@@ -23,6 +23,8 @@ def render(con: Console, doc: dict[str, Any], wide: bool = False) -> None:
         return
     verdict = "BREAKS what holds today" if doc["breaks"] else "breaks nothing that holds today"
     plain(con, f"Scheduling diff: {verdict}")
+    for reason in doc["breakReasons"]:
+        plain(con, f"  - {reason}")
     if doc["guarantees"]:
         plain(con, "")
         t = Table([Column("clusterqueue"), Column("guarantee"), Column("before"), Column("after"), Column("why")])

@@ -261,9 +261,20 @@ def scheduling_diff(state: ClusterState, changed: ClusterState, config: EngineCo
     return doc, before, after
 
 
-def breaks(doc: dict[str, Any]) -> bool:
-    """The change breaks what holds today: a guarantee, running work it preempts, or nominal
-    quota the nodes of a flavor can honour less of than today (``capacity``, when the caller
-    adds it: the guarantee then cannot be kept once the queues use their quota)."""
-    return bool(doc["preempted"]) or any(g["change"] == "broken" for g in doc["guarantees"]) \
-        or any(c["shortGrows"] for c in doc.get("capacity", []))
+def breaks(doc: dict[str, Any], *, capacity: bool = True) -> list[str]:
+    """What the change breaks of what holds today, one line each (empty: nothing): a guarantee,
+    running work it preempts, and (unless ``capacity`` is off) nominal quota the Ready nodes of a
+    flavor can honour less of than today (``capacity``, when the caller adds it: the guarantees on
+    that flavor then cannot all be kept once the queues use their quota)."""
+    out = [f"the guarantee of ClusterQueue {g['clusterQueue']} holds today and would not: {g['reason']}"
+           for g in doc["guarantees"] if g["change"] == "broken"]
+    if doc["preempted"]:
+        n = len(doc["preempted"])
+        out.append(f"{n} running workload{'s' if n != 1 else ''} would be preempted: "
+                   + ", ".join(p["workload"] for p in doc["preempted"]))
+    if capacity:
+        out += [f"flavor {c['flavor']} would promise {c['shortAfter']} {c['resource']} more than its Ready nodes "
+                f"hold (nominal total {c['nominalAfter']}, capacity {c['capacityAfter']}; short by "
+                f"{c['shortBefore']} today), so its queues' guarantees could not all be kept at once"
+                for c in doc.get("capacity", []) if c["shortGrows"]]
+    return out
