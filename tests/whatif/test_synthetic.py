@@ -99,3 +99,38 @@ def test_memory_is_searched_in_mi_and_written_as_kubectl_writes_it(tmp_path):
     q = next(s for s in sugs if s["kind"] == "quota" and s["field"] == "nominalQuota")
     assert q["changes"] == [{"resource": "cpu", "from": "8", "to": "8500m", "step": "1m"},
                             {"resource": "memory", "from": "16Gi", "to": "16896Mi", "step": "1Mi"}]
+
+
+def _finished(ns, name, requests, start, end):
+    w = workload(ns, name, requests, admitted_on="a")
+    for c in w["status"]["conditions"]:
+        c["lastTransitionTime"] = start
+    w["status"]["conditions"].append({"type": "Finished", "status": "True", "reason": "Succeeded", "message": "",
+                                      "lastTransitionTime": end})
+    return w
+
+
+def test_a_workload_that_must_finish_gets_its_expected_and_latest_end(tmp_path):
+    # snapshot at 01:00; the running workload was admitted at 00:00. Finished ones of the queue
+    # ran 30m, 2h, 3h and 5h: of those that ran longer than its hour, the median is 3h, so about
+    # 2h remain; its Job's activeDeadlineSeconds (4h) ends it 3h from now at the latest.
+    gpu = {"nvidia.com/gpu": "8"}
+    running = workload("team", "running", gpu, admitted_on="a")
+    running["metadata"]["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": "running-job",
+                                               "uid": "j1", "controller": True}]
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "running-job", "namespace": "team"},
+           "spec": {"activeDeadlineSeconds": 4 * 3600, "template": {"spec": {"containers": []}}}}
+    history = [_finished("team", f"done-{i}", gpu, start, end) for i, (start, end) in enumerate([
+        ("2025-12-31T20:00:00Z", "2025-12-31T20:30:00Z"), ("2025-12-31T18:00:00Z", "2025-12-31T20:00:00Z"),
+        ("2025-12-31T17:00:00Z", "2025-12-31T20:00:00Z"), ("2025-12-31T15:00:00Z", "2025-12-31T20:00:00Z")])]
+    objs = [flavor("a"), *cq("team", [{"name": "a", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}]}]),
+            running, job, *history, workload("team", "head", gpu)]
+    f = folder(tmp_path, objs)
+    doc = f.whatif(WorkloadKey("team", "head"))
+    [fin] = [s for s in doc["suggestions"] if s["kind"] == "finish"]
+    [w] = fin["workloads"]
+    assert w["workload"] == "team/running"
+    assert w["endsIn"] == 3 * 3600
+    assert w["expectedEndIn"] == 2 * 3600
+    assert "3 finished workloads of ClusterQueue team" in w["expectedFrom"]
+    assert "expected to end in about 2h, within 3h at the latest" in fin["summary"]

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from .charts import html_table, page
-from .whatif_text import kubectl_patch
+from .whatif_text import ends, kubectl_patch
 
 # a command wraps on the page and still copies as one line
 CSS = ("table.lr td, table.lr th { text-align: left; }\n"
@@ -30,8 +30,8 @@ def _suggestion(i: int, sug: dict[str, Any]) -> list[str]:
     out = [f'<h3 id="s{i}">{i}. {escape(sug["kind"])}: {escape(sug["summary"])}</h3>']
     if sug.get("workloads"):
         out.append(html_table(
-            ["workload", "clusterqueue", "ends in", "usage"],
-            [(w["workload"], w["clusterQueue"], w["endsIn"] if isinstance(w["endsIn"], str) else f"{w['endsIn']:.0f}s",
+            ["workload", "clusterqueue", "expected end", "latest end", "usage"],
+            [(w["workload"], w["clusterQueue"], *ends(w),
               ", ".join(f"{u['flavor']}/{u['resource']}={u['amount']}" for u in w["usage"]))
              for w in sug["workloads"]], css_class="lr"))
     if sug.get("changes"):

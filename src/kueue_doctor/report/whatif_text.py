@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ..duration import go
 from .text import Column, Table, plain
 
 # kubectl's resource names for the kinds whatif patches
@@ -17,6 +18,13 @@ def kubectl_patch(pt: dict[str, Any]) -> str:
     ns = f" -n {pt['namespace']}" if pt.get("namespace") else ""
     body = json.dumps(pt["mergePatch"], separators=(",", ":"))
     return f"kubectl patch {RESOURCE.get(pt['kind'], pt['kind'].lower())} {pt['name']}{ns} --type merge -p '{body}'"
+
+
+def ends(w: dict[str, Any]) -> tuple[str, str]:
+    """When a workload that must finish is expected to end (median of the history), and at the latest."""
+    typical = w.get("expectedEndIn")
+    return ("unknown" if typical is None else go(round(typical)),
+            w["endsIn"] if isinstance(w["endsIn"], str) else go(round(w["endsIn"])))
 
 
 def render(con: Console, doc: dict[str, Any], wide: bool = False) -> None:
@@ -42,11 +50,10 @@ def render(con: Console, doc: dict[str, Any], wide: bool = False) -> None:
         plain(con, "")
         plain(con, f"{i}. {sug['kind']}: {sug['summary']}")
         if sug.get("workloads"):
-            t = Table([Column("workload"), Column("clusterqueue"), Column("ends in", right=True),
-                       Column("usage", wide=True)])
+            t = Table([Column("workload"), Column("clusterqueue"), Column("expected end", right=True),
+                       Column("latest end", right=True), Column("usage", wide=True)])
             for w in sug["workloads"]:
-                ends = w["endsIn"] if isinstance(w["endsIn"], str) else f"{w['endsIn']:.0f}s"
-                t.add(w["workload"], w["clusterQueue"], ends,
+                t.add(w["workload"], w["clusterQueue"], *ends(w),
                       ", ".join(f"{u['flavor']}/{u['resource']}={u['amount']}" for u in w["usage"]))
             t.print(con, wide, indent="   ")
         if sug.get("preempts"):

@@ -16,6 +16,7 @@ from datetime import datetime
 import numpy as np
 
 from ..api import objects as o
+from ..api.history import finished_durations, job_deadlines
 from ..api.quantity import format_amount
 from ..api.state import ClusterState
 from ..engine.workload import pod_requests
@@ -28,34 +29,6 @@ from .simulator import QUEUED, RUNNING_W, Simulator, SimWorkload
 def _time(w: o.Workload, ctype: str) -> datetime | None:
     c = w.condition(ctype)
     return c.last_transition_time if c is not None and c.status == "True" else None
-
-
-def finished_durations(state: ClusterState) -> dict[str, list[float]]:
-    """Seconds from admission to Finished of the workloads the snapshot shows finished, per
-    ClusterQueue (Kueue keeps a finished workload's admission and conditions)."""
-    out: dict[str, list[float]] = {}
-    for w in state.workloads.values():
-        end = _time(w, "Finished")
-        start = _time(w, "Admitted") or _time(w, "QuotaReserved")
-        if end is None or start is None or w.status.admission is None:
-            continue
-        seconds = (end - start).total_seconds()
-        if seconds > 0:
-            out.setdefault(w.status.admission.cluster_queue, []).append(seconds)
-    return {cq: sorted(v) for cq, v in sorted(out.items())}
-
-
-def job_deadlines(state: ClusterState) -> dict[WorkloadKey, float]:
-    """activeDeadlineSeconds of the Job that owns each Workload."""
-    out: dict[WorkloadKey, float] = {}
-    for key, w in state.workloads.items():
-        for ref in w.meta.owner_references:
-            if ref.get("kind") != "Job":
-                continue
-            job = state.jobs.get((key.namespace, str(ref.get("name", ""))))
-            if job is not None and job.active_deadline_seconds is not None:
-                out[key] = float(job.active_deadline_seconds)
-    return out
 
 
 @dataclass

@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ..api import objects as o
 from ..api.quantity import format_amount, is_bytes
 from ..api.state import ClusterState
+from ..duration import go
 from ..engine.config import EngineConfig
 from ..engine.workload import WorkloadInfo
 from ..keys import WorkloadKey
@@ -54,6 +57,9 @@ class Search:
     trials: int = 0
     budget_spent: bool = False
     notes: list[str] = field(default_factory=list)
+    # of the whole snapshot, not the scoped tree: how long workloads ran, and their Jobs' deadlines
+    history: dict[str, list[float]] = field(default_factory=dict)
+    deadlines: dict[WorkloadKey, float] = field(default_factory=dict)
 
     def admits(self, state: ClusterState) -> Outcome:
         self.trials += 1
@@ -132,6 +138,8 @@ class Running:
     cq: str
     usage: tuple[tuple[tuple[str, str], int], ...]      # ((flavor, resource), amount), sorted
     ends_in: float | None                               # seconds, None: unknown
+    expected: float | None = None                       # median seconds still to run, from history
+    expected_from: str = ""                             # which history
 
     def size(self) -> tuple[int, ...]:
         by_r: dict[str, int] = {}
@@ -140,15 +148,42 @@ class Running:
         return tuple(by_r.get(r, 0) for r in sorted(by_r, key=resource_order))
 
 
-def expected_end(w: o.Workload, now: datetime) -> float | None:
-    """Seconds until Kueue ends the workload by its maximumExecutionTimeSeconds (set from the
-    Job's ``kueue.x-k8s.io/max-exec-time-seconds`` label), counted from its admission; None
-    when nothing bounds it (Job activeDeadlineSeconds is not read by the object model)."""
-    limit = w.maximum_execution_time_seconds
-    adm = w.condition("Admitted") or w.condition("QuotaReserved")
-    if limit is None or adm is None or adm.status != "True" or adm.last_transition_time is None:
+def expected_end(w: o.Workload, now: datetime, job_deadline: float | None = None) -> float | None:
+    """Seconds until the workload ends at the latest: Kueue ends it by its
+    maximumExecutionTimeSeconds (set from the Job's ``kueue.x-k8s.io/max-exec-time-seconds``
+    label), the Job controller by the Job's activeDeadlineSeconds, counted from its admission
+    (the Job is unsuspended then); None when nothing bounds it."""
+    elapsed = _elapsed(w, now)
+    limits = [x for x in (w.maximum_execution_time_seconds, job_deadline) if x is not None]
+    if elapsed is None or not limits:
         return None
-    return max(0.0, limit - (now - adm.last_transition_time).total_seconds())
+    return max(0.0, min(limits) - elapsed)
+
+
+def _elapsed(w: o.Workload, now: datetime) -> float | None:
+    adm = w.condition("Admitted") or w.condition("QuotaReserved")
+    if adm is None or adm.status != "True" or adm.last_transition_time is None:
+        return None
+    return max(0.0, (now - adm.last_transition_time).total_seconds())
+
+
+def typical_end(history: dict[str, list[float]], cq: str, elapsed: float | None,
+                bound: float | None) -> tuple[float | None, str]:
+    """The median time still to run of a workload that has run ``elapsed`` seconds, among the
+    finished workloads of its ClusterQueue (of the snapshot when its queue has none) that ran
+    longer than that (as the forecast draws them), capped by ``bound``; and which history."""
+    seen, where = history.get(cq), f"ClusterQueue {cq}"
+    if not seen:
+        seen, where = sorted(d for v in history.values() for d in v), "the snapshot"
+    if elapsed is None or not seen:
+        return None, ""
+    longer = [d for d in seen if d > elapsed]
+    if not longer:
+        return None, f"it has run longer than all {len(seen)} finished workloads of {where}"
+    rest = float(np.median(longer)) - elapsed
+    n = len(longer)
+    return (min(rest, bound) if bound is not None else rest,
+            f"median of {n} finished workload{'s' if n != 1 else ''} of {where} that ran longer")
 
 
 def running(s: Search, cqs: set[str]) -> list[Running]:
@@ -165,7 +200,9 @@ def running(s: Search, cqs: set[str]) -> list[Running]:
         usage = tuple(sorted((fr, v) for fr, v in wi.usage.items() if v))
         if not any(f in flavors and r in wanted for (f, r), _ in usage):
             continue
-        out.append(Running(k, adm.cluster_queue, usage, expected_end(w, s.now)))
+        bound = expected_end(w, s.now, s.deadlines.get(k))
+        typical, source = typical_end(s.history, adm.cluster_queue, _elapsed(w, s.now), bound)
+        out.append(Running(k, adm.cluster_queue, usage, bound, typical, source))
     return out
 
 
@@ -175,14 +212,22 @@ def _finish_suggestion(s: Search, chosen: list[Running], out: Outcome, exhaustiv
         items.append({"workload": str(r.key), "clusterQueue": r.cq,
                       "usage": [{"flavor": f, "resource": res, "amount": format_amount(res, v)}
                                 for (f, res), v in r.usage],
-                      "endsIn": r.ends_in if r.ends_in is not None else "unknown"})
+                      "endsIn": r.ends_in if r.ends_in is not None else "unknown",
+                      "expectedEndIn": r.expected, "expectedFrom": r.expected_from})
     names = ", ".join(str(r.key) for r in chosen)
-    known = [r.ends_in for r in chosen if r.ends_in is not None]
     one = len(chosen) == 1
-    if known and len(known) == len(chosen):
-        when = f"; {'it is' if one else 'all are'} expected to end within {max(known):.0f}s"
+    bounds = [r.ends_in for r in chosen if r.ends_in is not None]
+    typical = [r.expected for r in chosen if r.expected is not None]
+    if len(typical) == len(chosen):
+        # the set is freed when the last of it ends
+        when = f"; {'it is' if one else 'all are'} expected to end in about {go(round(max(typical)))}"
+        if len(bounds) == len(chosen):
+            when += f", within {go(round(max(bounds)))} at the latest"
+    elif len(bounds) == len(chosen):
+        when = f"; {'it' if one else 'all'} will have ended within {go(round(max(bounds)))} at the latest"
     else:
-        when = f"; when {'it ends' if one else 'they end' if not known else 'some of them end'} is unknown"
+        why = chosen[0].expected_from if one and chosen[0].expected_from else ""
+        when = f"; when {'it ends' if one else 'they end'} is unknown" + (f" ({why})" if why else "")
     return {"kind": "finish",
             "summary": f"{len(chosen)} workload{'s' if len(chosen) != 1 else ''} must finish or be preempted: "
                        f"{names}{when}",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ..api.history import finished_durations, job_deadlines
 from ..api.state import ClusterState
 from ..engine.config import EngineConfig
 from ..errors import InputError
@@ -61,7 +62,8 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
     if status in (ADMITTED, FINISHED, NO_QUEUE):
         return doc
     api = p.api_versions(state)
-    s = Search(scoped(state, cq), config, key, now, cq, api)
+    s = Search(scoped(state, cq), config, key, now, cq, api,
+               history=finished_durations(state), deadlines=job_deadlines(state))
     if status == INACTIVE:
         changed = p.with_workloads(s.state, {key: dataclasses.replace(s.workload, active=True)})
         out = s.admits(changed)
