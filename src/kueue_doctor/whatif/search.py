@@ -584,55 +584,94 @@ PREFERRED_ANNOTATION = "kueue.x-k8s.io/podset-preferred-topology"
 REQUIRED_ANNOTATION = "kueue.x-k8s.io/podset-required-topology"
 
 
-def _raw_topology(raw_set: dict[str, Any], level: str) -> dict[str, Any]:
-    """A pod set as written with its required topology turned into a preferred one, in the
-    field and annotations it was written with (topologyRequest, the pod template's annotations)."""
+def _raw_topology(raw_set: dict[str, Any], level: str, mode: str) -> dict[str, Any]:
+    """A pod set as written with its required topology asked at ``level`` as ``mode`` (``required``:
+    a looser level still held to; ``preferred``: spread if it must), in the field and annotations it
+    was written with (topologyRequest, the pod template's annotations)."""
     x = dict(raw_set)
     tr = dict(x.get("topologyRequest") or {})
     if tr.get("required"):
         tr.pop("required")
-        tr["preferred"] = level
+        tr[mode] = level
         x["topologyRequest"] = tr
     tmpl = dict(x.get("template") or {})
     meta = dict(tmpl.get("metadata") or {})
     ann = dict(meta.get("annotations") or {})
     if REQUIRED_ANNOTATION in ann:
         ann.pop(REQUIRED_ANNOTATION)
-        ann[PREFERRED_ANNOTATION] = level
+        ann[PREFERRED_ANNOTATION if mode == "preferred" else REQUIRED_ANNOTATION] = level
         meta["annotations"] = ann
         tmpl["metadata"] = meta
         x["template"] = tmpl
     return x
 
 
+def looser_levels(state: ClusterState, level: str) -> list[str]:
+    """The levels above ``level`` in the Topologies that have it, nearest first (rack -> block):
+    a required level there still keeps the pod set in one domain, only a larger one."""
+    out: list[str] = []
+    for t in sorted(state.topologies.values(), key=lambda t: t.meta.name):
+        if level in t.levels:
+            out += [lvl for lvl in reversed(t.levels[:t.levels.index(level)]) if lvl not in out]
+    return out
+
+
+def _topology_trial(s: Search, levels: dict[str, str], mode: str) -> Outcome:
+    """The cycle on the state where each named pod set asks for its level as ``mode``."""
+    w = s.workload
+    def asked(ps: o.PodSet) -> o.PodSet:
+        if ps.name not in levels or ps.topology is None:
+            return ps
+        fields: dict[str, Any] = {"required": None, "preferred": ps.topology.preferred, mode: levels[ps.name]}
+        return dataclasses.replace(ps, topology=dataclasses.replace(ps.topology, **fields))
+    pod_sets = [asked(ps) for ps in w.pod_sets]
+    return s.admits(p.with_workloads(s.state, {s.key: dataclasses.replace(w, pod_sets=pod_sets)}))
+
+
 def topology_changes(s: Search, raw: Callable[[str, str, str], dict[str, Any] | None] | None
                      ) -> Iterator[dict[str, Any]]:
-    """TAS: ask for the required level as preferred (Kueue then spreads the pod set over the
-    fewest domains it can), checked by the cycle like every other change."""
+    """TAS: the nearest looser level still required (rack -> block: one larger domain), else the
+    required level as preferred (Kueue then spreads the pod set over the fewest domains it can);
+    each checked by the cycle like every other change."""
     w = s.workload
-    required = [ps for ps in w.pod_sets if ps.topology is not None and ps.topology.required]
+    required = {ps.name: str(ps.topology.required) for ps in w.pod_sets
+                if ps.topology is not None and ps.topology.required}
     if not required:
         return
-    pod_sets = [dataclasses.replace(ps, topology=dataclasses.replace(ps.topology, required=None,
-                                                                     preferred=ps.topology.required))
-                if ps in required and ps.topology is not None else ps for ps in w.pod_sets]
-    out = s.admits(p.with_workloads(s.state, {s.key: dataclasses.replace(w, pod_sets=pod_sets)}))
-    if not out.admitted:
-        return
-    levels = {ps.name: str(ps.topology.required) for ps in required if ps.topology is not None}
-    what = ", ".join(f"pod set {n}: preferred {lvl}" for n, lvl in levels.items())
-    obj = raw("Workload", s.key.namespace, s.key.name) if raw is not None else None
-    patches = []
-    if obj is not None:
-        raw_sets = [_raw_topology(dict(x), levels[str(x.get("name") or "main")])
-                    if str(x.get("name") or "main") in levels else dict(x)
-                    for x in (obj.get("spec") or {}).get("podSets") or []]
-        patches.append(p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": {"podSets": raw_sets}}))
+    found: tuple[dict[str, str], str, Outcome] | None = None
+    # one pod set's looser level at a time would leave others unchanged; loosening all together
+    # by one step is the smaller change when there are several (rare: usually one pod set)
+    ladders = {n: looser_levels(s.state, lvl) for n, lvl in required.items()}
+    for step in range(max((len(v) for v in ladders.values()), default=0)):
+        levels = {n: (ladders[n][min(step, len(ladders[n]) - 1)] if ladders[n] else lvl)
+                  for n, lvl in required.items()}
+        out = _topology_trial(s, levels, "required")
+        if out.admitted:
+            found = (levels, "required", out)
+            break
+    if found is None:
+        out = _topology_trial(s, required, "preferred")
+        if not out.admitted:
+            return
+        found = (required, "preferred", out)
+    levels, mode, out = found
+    if mode == "required":
+        what = ", ".join(f"pod set {n}: required {levels[n]} instead of {lvl}" for n, lvl in required.items())
+        annotation = REQUIRED_ANNOTATION
     else:
+        what = ", ".join(f"pod set {n}: preferred {lvl}" for n, lvl in required.items())
+        annotation = PREFERRED_ANNOTATION
+    obj = raw("Workload", s.key.namespace, s.key.name) if raw is not None else None
+    if obj is None:
         s.notes.append(f"it would fit with {what}; the source keeps no object as written to make the patch from")
         return
+    raw_sets = [_raw_topology(dict(x), levels[str(x.get("name") or "main")], mode)
+                if str(x.get("name") or "main") in levels else dict(x)
+                for x in (obj.get("spec") or {}).get("podSets") or []]
+    patches = [p.patch(s.api, "Workload", s.key.name, s.key.namespace, {"spec": {"podSets": raw_sets}})]
+    summary = (f"let it spread: {what} instead of required" if mode == "preferred"
+               else f"hold it to a larger domain: {what}")
     yield {"kind": "topology",
-           "summary": f"let it spread: {what} instead of required (annotation {PREFERRED_ANNOTATION} on the "
-                      f"Job's pod template too, which Kueue makes the Workload from)",
-           "topology": levels, "patches": patches, "preempts": _victims(out), "flavors": flavors_of(out)}
-
+           "summary": f"{summary} (annotation {annotation} on the Job's pod template too, which Kueue makes "
+                      f"the Workload from)",
+           "topology": levels, "mode": mode, "patches": patches, "preempts": _victims(out), "flavors": flavors_of(out)}
