@@ -15,6 +15,7 @@ from ..engine.assignment import MODE_NAMES
 from ..engine.config import EngineConfig
 from ..engine.model import AdmissionModel
 from ..engine.preemption import Preemptor
+from ..engine.tas.snapshot import tas_pod_marks
 from ..engine.transformations import TransformBehaviour
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
@@ -245,6 +246,7 @@ def engine_config(state: ClusterState) -> EngineConfig:
         cfg.resource_rules = dataclasses.replace(cfg.resource_rules,
                                                  behaviour=TransformBehaviour.for_release(release.version))
         cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
+        cfg.tas_pod_marks = tas_pod_marks(release.version)
         cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
     return cfg
 

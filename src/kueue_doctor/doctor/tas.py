@@ -237,7 +237,7 @@ def occupants(model: AdmissionModel, snap: TASFlavorSnapshot, flavor: str, d: Do
         if use:
             out.append(Occupant("workload", str(key), esnap.workload_cq[key], use, use.pop("pods", 0)))
     for (ns, name), pod in sorted(model.state.pods.items()):
-        u2 = non_tas_usage(pod)
+        u2 = non_tas_usage(pod, model.config.tas_pod_marks)
         if u2 is None or snap.node_to_leaf.get(pod.spec.node_name) not in leaves:
             continue
         pods = u2.pop("pods", 0)

@@ -38,6 +38,8 @@ class EngineConfig:
     admission_fair_sharing: AfsConfig | None = None
     # what the release's AFS does beyond the gate: AfsBehaviour.for_release(version)
     afs_behaviour: AfsBehaviour = field(default_factory=AfsBehaviour)
+    # how the release tells the pods TAS manages from others: engine/tas/snapshot.tas_pod_marks(version)
+    tas_pod_marks: str = "annotations"
 
     def afs_enabled(self) -> bool:
         """afs.Enabled: the Configuration has admissionFairSharing and the gate is on."""

@@ -191,7 +191,8 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
     snap = QuotaSnapshot()
     snap.flavors = dict(state.resource_flavors)
     snap.namespaces = {n: ns.meta.labels for n, ns in state.namespaces.items()}
-    snap.tas_inputs = TASInputs(dict(state.topologies), list(state.nodes.values()), list(state.pods.values()))
+    snap.tas_inputs = TASInputs(dict(state.topologies), list(state.nodes.values()), list(state.pods.values()),
+                                config.tas_pod_marks)
 
     cohort_objs = state.cohorts
     names = set(cohort_objs)

@@ -18,7 +18,7 @@ from ..api import objects as o
 from ..api.quantity import Quantity, format_amount
 from ..api.state import ClusterState
 from ..engine.tas.cycle import TASInputs
-from ..engine.tas.snapshot import HOSTNAME, TAS_POD_ANNOTATIONS
+from ..engine.tas.snapshot import HOSTNAME, TAS_LABEL, TAS_POD_ANNOTATIONS
 from ..kueue.releases import Fix
 from ..kueue.version import Version
 from .nodes import NodePool, SimNode, SimPod, with_pods
@@ -32,7 +32,6 @@ REQUEST_ANNOTATIONS = {"required": TAS_POD_ANNOTATIONS[0], "preferred": TAS_POD_
                        "podSetSliceSize": "kueue.x-k8s.io/podset-slice-size"}
 # set by Kueue on the pods of a TAS workload (kueue.TASLabel) before v0.14, which stopped setting it
 # and marks the pods of an implied TAS pod set with the unconstrained annotation instead (CHANGELOG-0.14)
-TAS_LABEL = "kueue.x-k8s.io/tas"
 TAS_LABEL_UNTIL = Version(0, 14, 0)
 
 

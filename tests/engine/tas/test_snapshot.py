@@ -54,3 +54,39 @@ def test_non_hostname_lowest_level_sums_nodes_of_a_leaf():
     assert list(s.leaves) == ["b1,r1"]
     assert s.leaves["b1,r1"].capacity == {"cpu": 3000, "pods": 20}
     assert not s.lowest_is_node
+
+
+def test_which_pods_are_tas_pods_follows_the_release():
+    """v0.13 tells TAS pods by the kueue.x-k8s.io/tas label alone, v0.14 - v0.16 by the label or
+    the request annotations, v0.17+ by the annotations alone; a TAS pod's usage is its workload's,
+    so only the others are taken off the node."""
+    from kueue_doctor.engine.tas.snapshot import TAS_LABEL, tas_pod_marks
+    from kueue_doctor.kueue.version import Version
+    labelled = pod("labelled", "x1", "1")
+    labelled.meta.labels[TAS_LABEL] = "true"
+    annotated = pod("annotated", "x1", "1")
+    annotated.meta.annotations["kueue.x-k8s.io/podset-unconstrained-topology"] = "true"
+    plain = pod("plain", "x1", "1")
+    nodes = [node("x1", "b1", "r1", cpu="8")]
+
+    def free(version: str) -> int:
+        v = Version(*(int(x) for x in version.split(".")))
+        s = build_flavor_snapshot(flavor(), topology(), nodes, [labelled, annotated, plain], marks=tas_pod_marks(v))
+        return s.free_capacity_per_domain()["x1"]["cpu"]
+
+    # counted as non-TAS: plain always, plus the annotated pod (v0.13) or the labelled one (v0.17+)
+    assert free("0.13.4") == 8000 - 2000
+    assert free("0.14.0") == free("0.16.9") == 8000 - 1000
+    assert free("0.17.0") == free("0.20.0") == 8000 - 2000
+    assert tas_pod_marks(Version(0, 13, 9)) == "label" and tas_pod_marks(Version(0, 17, 0)) == "annotations"
+
+
+def test_the_doctor_runs_the_engine_with_the_snapshots_release_rule():
+    from kueue_doctor.doctor.gather import engine_config, release_of
+    from kueue_doctor.engine.tas.snapshot import tas_pod_marks
+    from kueue_doctor.kueue.version import parse_version
+    from kueue_doctor.sources.snapshot import load_folder
+    from tests.paths import REPO
+    state = load_folder(str(REPO / "tests/data/causes/topology-fragmentation")).state
+    version = release_of(state)[0]
+    assert version and engine_config(state).tas_pod_marks == tas_pod_marks(parse_version(version))

@@ -15,7 +15,7 @@ from ...api import objects as o
 from ..assignment import Assignment
 from ..workload import pod_requests
 from .requests import PODS, GateFn, Resources
-from .snapshot import HOSTNAME, TASFlavorSnapshot, build_flavor_snapshot, domain_id
+from .snapshot import HOSTNAME, MARKS_ANNOTATIONS, TASFlavorSnapshot, build_flavor_snapshot, domain_id
 
 # (flavor, leaf domain id, usage)
 TASUsage = list[tuple[str, str, Resources]]
@@ -27,6 +27,7 @@ class TASInputs:
     topologies: dict[str, o.Topology] = field(default_factory=dict)
     nodes: list[o.Node] = field(default_factory=list)
     pods: list[o.Pod] = field(default_factory=list)
+    marks: str = MARKS_ANNOTATIONS      # how the release tells TAS pods from others (snapshot.tas_pod_marks)
 
 
 @dataclass
@@ -141,7 +142,8 @@ class CycleTAS:
                 continue
             self.snaps[name] = build_flavor_snapshot(fl, inputs.topologies[fl.topology_name], inputs.nodes,
                                                      inputs.pods,
-                                                     scheduler_library=gate("SchedulerLibraryIntegration"))
+                                                     scheduler_library=gate("SchedulerLibraryIntegration"),
+                                                     marks=inputs.marks)
         for usage in admitted:
             self.add(usage)
 

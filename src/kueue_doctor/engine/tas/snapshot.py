@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ...api import objects as o
+from ...kueue.version import Version
 from ..workload import pod_requests
 from .requests import PODS, Resources, add, sub
 
@@ -112,15 +113,31 @@ TAS_POD_ANNOTATIONS = ("kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.i
                        "kueue.x-k8s.io/podset-unconstrained-topology")
 
 
-def is_tas_pod(pod: o.Pod) -> bool:
+# kueue.TASLabel, which Kueue put on every pod of a TAS pod set until v0.14
+TAS_LABEL = "kueue.x-k8s.io/tas"
+# How a release tells the pods TAS manages from the others whose usage it counts per node:
+# v0.13 by the label alone (pkg/cache/tas_flavor.go snapshot: a `kueue.x-k8s.io/tas DoesNotExist`
+# pod selector); v0.14 - v0.16 by the request annotations or the label (pkg/util/tas IsTAS, "remove
+# after 0.16"); from v0.17 by the annotations alone.
+MARKS_LABEL, MARKS_EITHER, MARKS_ANNOTATIONS = "label", "either", "annotations"
+
+
+def tas_pod_marks(version: Version) -> str:
+    if version < Version(0, 14, 0):
+        return MARKS_LABEL
+    return MARKS_EITHER if version < Version(0, 17, 0) else MARKS_ANNOTATIONS
+
+
+def is_tas_pod(pod: o.Pod, marks: str = MARKS_ANNOTATIONS) -> bool:
     """Managed by TAS (utiltas.IsTAS): its usage is the admitted workload's, not non-TAS usage."""
-    return any(a in pod.meta.annotations for a in TAS_POD_ANNOTATIONS)
+    labelled = marks != MARKS_ANNOTATIONS and TAS_LABEL in pod.meta.labels
+    return labelled or (marks != MARKS_LABEL and any(a in pod.meta.annotations for a in TAS_POD_ANNOTATIONS))
 
 
-def non_tas_usage(pod: o.Pod) -> Resources | None:
+def non_tas_usage(pod: o.Pod, marks: str = MARKS_ANNOTATIONS) -> Resources | None:
     """What a pod TAS does not manage uses on its node: its requests plus one ``pods``
     (None when it is not bound, has finished, or is a TAS pod)."""
-    if not pod.spec.node_name or pod.phase in ("Succeeded", "Failed") or is_tas_pod(pod):
+    if not pod.spec.node_name or pod.phase in ("Succeeded", "Failed") or is_tas_pod(pod, marks):
         return None
     use = dict(pod_requests(pod.spec))
     use[PODS] = use.get(PODS, 0) + 1
@@ -216,13 +233,14 @@ class TASFlavorSnapshot:
 
 
 def build_flavor_snapshot(flavor: o.ResourceFlavor, topology: o.Topology, nodes: Iterable[o.Node],
-                          pods: Iterable[o.Pod] = (), scheduler_library: bool = False) -> TASFlavorSnapshot:
+                          pods: Iterable[o.Pod] = (), scheduler_library: bool = False,
+                          marks: str = MARKS_ANNOTATIONS) -> TASFlavorSnapshot:
     """The snapshot of ``flavor`` from the cluster's Nodes and the Pods TAS does not manage."""
     snap = TASFlavorSnapshot(topology.meta.name, topology.levels,
                              flavor_nodes(nodes, flavor.node_labels, topology.levels, scheduler_library),
                              flavor.tolerations)
     for pod in pods:
-        use = non_tas_usage(pod)
+        use = non_tas_usage(pod, marks)
         if use is not None:
             snap.add_non_tas_usage(pod.spec.node_name, use)
     return snap
