@@ -82,6 +82,19 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     running = [(k, x.status.admission.cluster_queue) for k, x in state.workloads.items()
                if x.is_true("QuotaReserved") and x.status.admission is not None and not x.is_true("Finished")]
     if not model.known(key, cq) or any(not model.known(k, q) for k, q in running):
+        if admits_at_next_cycle(state, key, cq, now):
+            # no runtime decides it: every future admits it at the first cycle, before anything ends
+            from ..sim.perturb import replicate_seed
+            zero = dict.fromkeys(("p10", "p50", "p90"), 0.0)
+            doc["forecast"] = {"admittedWithinHorizon": replicates, "percentiles": zero,
+                               "replicates": [{"seed": replicate_seed(seed, r), "admittedAfterSeconds": 0.0,
+                                               "positions": [[0.0, None]]} for r in range(replicates)]}
+            doc["runtimeModel"]["source"] = "none needed"
+            doc["note"] = ("the engine admits it at its next scheduling cycle as the snapshot stands, without "
+                           "preempting or waiting for anything to finish; if Kueue has not admitted it, "
+                           "`kueue-doctor explain` and `diagnose` say why")
+            emit()
+            return
         doc["forecast"] = None
         doc["unknown"] = ("no runtime is known for the workloads that must finish first: the snapshot holds no "
                           "finished Workload to learn durations from and their Jobs set no activeDeadlineSeconds; "
@@ -92,3 +105,12 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     with phase(f"forecasting {key} ({replicates} replicates)"):
         doc["forecast"] = forecast(state, now, key, model, replicates, seed, end, **release)
     emit()
+
+
+def admits_at_next_cycle(state: Any, key: Any, cq: str, now: Any) -> bool:
+    """The engine's cycles at the snapshot's instant admit it with nothing preempted on the way
+    (whatif's check): then no runtime and no grace period decides when."""
+    from ..doctor.gather import engine_config
+    from ..whatif.replay import replay, scoped
+    out = replay(scoped(state, cq), engine_config(state), key, now)
+    return out.admitted and not out.preempted

@@ -30,6 +30,9 @@ def render(doc: dict[str, Any]) -> str:
     if fc is None:
         body.append(f"<p><b>Forecast unknown</b>: {escape(doc.get('unknown', ''))}</p>")
         return page(f"forecast {doc['workload']}", body)
+    if doc.get("note"):
+        body.append(f"<p><b>Admitted after 0s</b>: {escape(doc['note'])}.</p>")
+        return page(f"forecast {doc['workload']}", body)
     n, horizon = doc["replicateCount"], doc["horizonSeconds"]
     body.append(f"<p>Admitted within {escape(go(horizon))} in <b>{fc['admittedWithinHorizon']} of {n}</b> "
                 f"simulated futures (seed {doc['seed']}).</p>")

@@ -35,6 +35,9 @@ def render(con: Console, doc: dict[str, Any], wide: bool) -> None:
     if fc is None:
         plain(con, f"forecast unknown: {doc.get('unknown', '')}")
         return
+    if doc.get("note"):
+        plain(con, f"admitted after 0s: {doc['note']}")
+        return
     n = doc["replicateCount"]
     plain(con, f"admitted within {go(doc['horizonSeconds'])} in {fc['admittedWithinHorizon']} of {n} simulated "
                f"futures (seed {doc['seed']}, Kueue {doc['kueueVersion'] or 'latest modelled'}):")
