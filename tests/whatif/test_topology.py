@@ -1,5 +1,5 @@
-"""whatif on a TAS head that no rack can hold: the topology suggestion, applied to the snapshot's
-documents, admits it; the head alone, unchanged, does not. The nearest looser level still
+"""whatif on a TAS head that no rack can hold: the topology and finish suggestions, applied to the
+snapshot's documents, admit it; the head alone, unchanged, does not. The nearest looser level still
 required (rack -> block) is the smaller change; a Topology without a level above the rack leaves
 only required -> preferred."""
 from __future__ import annotations
@@ -30,6 +30,10 @@ def test_required_rack_head_admits_once_held_to_a_block(tmp_path):
     topo, request = _topology(suggestions)
     assert topo["mode"] == "required" and request == {"required": BLOCK}
     assert "required example.com/topology-block instead of example.com/topology-rack" in topo["summary"]
+    # the racks are held by another team's workloads on the same nodes (another flavor, another
+    # tree): finishing them is searched too, and applied as patches it admits the head
+    [finish] = [x for x in suggestions if x["kind"] == "finish"]
+    assert {w["clusterQueue"] for w in finish["workloads"]} == {"team-serve"}
     doc = folder.whatif(heads[0])
     jsonschema.validate({"apiVersion": API_VERSION, "kind": "WhatIf", **doc}, schema("WhatIf"))
     assert not doc["admitsNow"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import heap
 from ..api import objects as o
+from ..api.pods import index_pods
 from ..api.state import ClusterState
 from ..engine.afs import AfsBehaviour, order_key
 from ..engine.assignment import MODE_NAMES
@@ -20,8 +21,7 @@ from ..engine.transformations import TransformBehaviour
 from ..engine.workload import WorkloadInfo
 from ..guarantee import Evaluator, NotRunning, QueueObservation, Waiting
 from ..keys import WorkloadKey
-from ..kueue.constants import ADMISSION_GATE, JOB_UID_LABEL, QUEUE_NAME_LABEL, WORKLOAD_ANNOTATION
-from ..kueue.constants import JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS
+from ..kueue.constants import ADMISSION_GATE, JOB_UID_LABEL, QUEUE_NAME_LABEL
 from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
 from ..kueue.eviction import preemptor_queue
 from ..kueue.releases import release_for
@@ -124,43 +124,6 @@ def orphan_reason(w: o.Workload, state: ClusterState) -> NotRunningReason | None
     return NotRunningReason(NotRunningKind.ORPHANED,
                             f"orphaned: no Job with uid {sorted(owner_uids)[0]} exists, yet it holds its quota "
                             f"(kubernetes-sigs/kueue#1789)")
-
-
-def index_pods(state: ClusterState) -> tuple[dict[WorkloadKey, list[o.Pod]], dict[WorkloadKey, o.Job]]:
-    """Pods and Jobs per workload (annotation, pod-group label, or owning Job's uid)."""
-    by_owner: dict[str, WorkloadKey] = {}
-    for k, w in state.workloads.items():
-        for ref in w.meta.owner_references:
-            if ref.get("uid"):
-                by_owner[str(ref["uid"])] = k
-        job_uid = w.meta.labels.get("kueue.x-k8s.io/job-uid")
-        if job_uid:
-            by_owner[job_uid] = k
-    pods: dict[WorkloadKey, list[o.Pod]] = defaultdict(list)
-    for (ns, _), p in sorted(state.pods.items()):
-        key: WorkloadKey | None = None
-        ann = p.meta.annotations.get(WORKLOAD_ANNOTATION)
-        if ann:
-            key = WorkloadKey(ns, ann)
-        elif p.meta.labels.get(POD_GROUP_LABEL):
-            key = WorkloadKey(ns, p.meta.labels[POD_GROUP_LABEL])
-        else:
-            for lbl in JOB_UID_LABELS:
-                if p.meta.labels.get(lbl) in by_owner:
-                    key = by_owner[p.meta.labels[lbl]]
-                    break
-            else:
-                for ref in p.meta.owner_references:
-                    if str(ref.get("uid")) in by_owner:
-                        key = by_owner[str(ref["uid"])]
-                        break
-        if key is not None:
-            pods[key].append(p)
-    jobs = {}
-    for j in state.jobs.values():
-        if j.meta.uid in by_owner:
-            jobs[by_owner[j.meta.uid]] = j
-    return dict(pods), jobs
 
 
 def failed_kinds(manifest: dict[str, Any]) -> tuple[str, ...]:

@@ -186,8 +186,32 @@ def typical_end(history: dict[str, list[float]], cq: str, elapsed: float | None,
             f"median of {n} finished workload{'s' if n != 1 else ''} of {where} that ran longer")
 
 
-def running(s: Search, cqs: set[str]) -> list[Running]:
-    flavors = {f.name for g in s.state.cluster_queues[s.cq].resource_groups for f in g.flavors}
+def finish_scope(s: Search) -> tuple[set[str], set[str]]:
+    """The ClusterQueues and flavors whose running workloads can free what the workload needs:
+    its cohort tree's, on its queue's flavors; for a TAS pod set also every queue's on a flavor
+    that selects some of the same nodes, in any tree, since a domain's capacity is shared by
+    everything on its nodes (a candidate that frees nothing it needs is dropped by the cycle)."""
+    state = s.state
+    flavors = {f.name for g in state.cluster_queues[s.cq].resource_groups for f in g.flavors}
+    cqs = s.tree()
+    if any(ps.topology is not None for ps in s.workload.pod_sets) and state.nodes:
+        def selects(rf: o.ResourceFlavor) -> set[str]:
+            return {n for n, node in state.nodes.items()
+                    if all(node.meta.labels.get(k) == v for k, v in rf.node_labels.items())}
+        mine: set[str] = set()
+        for f in flavors:
+            if f in state.resource_flavors and state.resource_flavors[f].topology_name:
+                mine |= selects(state.resource_flavors[f])
+        shared = {n for n, rf in state.resource_flavors.items() if selects(rf) & mine}
+        flavors |= shared
+        cqs = cqs | {n for n, c in state.cluster_queues.items()
+                     if any(f.name in shared for g in c.resource_groups for f in g.flavors)}
+    return cqs, flavors
+
+
+def running(s: Search, cqs: set[str], flavors: set[str] | None = None) -> list[Running]:
+    if flavors is None:
+        flavors = {f.name for g in s.state.cluster_queues[s.cq].resource_groups for f in g.flavors}
     wanted = set(s.requests())
     out = []
     for k, w in sorted(s.state.workloads.items()):
@@ -242,7 +266,7 @@ def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
     of one ClusterQueue with the same usage, priority and eviction state are interchangeable
     to the cycle: one stands for its class (the one expected to end first), so sets are tried
     over classes."""
-    cands = running(s, s.tree())
+    cands = running(s, *finish_scope(s))
     if not cands:
         return
     classes: dict[tuple, list[Running]] = {}

@@ -54,6 +54,7 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
     in full (a Workload's pod sets); None for a source that keeps none (a live cluster)."""
     if key not in state.workloads:
         raise InputError(f"no Workload {key} in the snapshot")
+    state = p.settled(state)
     status, cq, why = status_of(state, key)
     doc: dict[str, Any] = {"workload": str(key), "clusterQueue": cq, "status": status,
                            "evaluatedAt": now.isoformat().replace("+00:00", "Z"),
@@ -98,8 +99,7 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
         doc["notes"].append("no change of finish, quota, priority, flavor or topology admits it now")
     if any(ps.topology is not None for ps in s.workload.pod_sets):
         # TAS: capacity is per node, shared with workloads of other flavors and pods Kueue does not manage
-        doc["notes"].append("not searched for a TAS pod set: finishing workloads of other flavors or pods Kueue "
-                            "does not manage on the same nodes (`kueue-doctor diagnose` names what occupies the "
-                            "candidate domains)")
+        doc["notes"].append("not searched for a TAS pod set: pods Kueue does not manage on the same nodes "
+                            "(`kueue-doctor diagnose` names what occupies the candidate domains)")
     doc["trials"] = s.trials
     return doc
