@@ -250,6 +250,11 @@ def engine_config(state: ClusterState) -> EngineConfig:
 
 
 def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+    with heap.paused():   # what is built here lives as long as the facts
+        return _build_facts(snap, min_wait, now, logs)
+
+
+def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None, logs: Any) -> Facts:
     state = snap.state
     version, release, _gates = release_of(state)
     cfg = engine_config(state)
