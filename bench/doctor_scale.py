@@ -7,7 +7,8 @@
 --compare writes /tmp/big/yaml and /tmp/big/json (unless there) and runs, each in a process of its
 own so that its peak RSS is its own: PyYAML's C loader alone reading the YAML files (the anchor),
 then load + diagnose on the YAML folder with the fast decoder, with PyYAML only, and on the JSON
-folder. It prints wall seconds, peak RSS and the ratio to the anchor.
+folder. It prints wall seconds, peak RSS, the ratio to the anchor and the CPU seconds (its own and its
+decoding workers', which on a loaded machine say more than the wall).
 
 Writes a folder like `kueue-doctor collect` does (kind: List files): 50 cohorts x 20
 ClusterQueues of 8-GPU nodes' worth of quota, 5,000 nodes, 100,000 Workloads (60% admitted
@@ -125,7 +126,10 @@ def _child(mode: str, folder: Path) -> None:
         from kueue_doctor.doctor.diagnose import diagnose
         from kueue_doctor.sources.snapshot import load_folder
         diagnose(load_folder(str(folder)))
-    print(f"{time.perf_counter() - t:.2f}")
+    import resource
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the decoding workers, if any
+    print(f"{workers.ru_maxrss / 1024:.0f} {time.process_time():.2f} {workers.ru_utime + workers.ru_stime:.2f} "
+          f"{time.perf_counter() - t:.2f}")
 
 
 def compare(root: Path, nodes: int, workloads: int) -> None:
@@ -151,10 +155,12 @@ def compare(root: Path, nodes: int, workloads: int) -> None:
         child.returncode = os.waitstatus_to_exitcode(status)
         if child.returncode:
             raise SystemExit(f"{label}: exit {child.returncode}")
-        wall = float(out.split()[-1])
+        workers_rss, cpu, workers_cpu, wall = (float(x) for x in out.split()[-4:])
         anchor = anchor or wall
+        # on a loaded machine wall time is inflated: the CPU seconds say what the run costs
         print(f"{label:32} {wall:7.1f} s  peak RSS {usage.ru_maxrss / 1024:6.0f} MB  "
-              f"{wall / anchor:5.2f}x the PyYAML loader"
+              f"{wall / anchor:5.2f}x the PyYAML loader  CPU {cpu:.1f} s + {workers_cpu:.1f} s in workers"
+              + (f" (peak RSS {workers_rss:.0f} MB)" if workers_cpu else "")
               + (f"  ({size / wall:.1f} MB/s)" if mode == "pyyaml-alone" else ""))
 
 

@@ -102,3 +102,32 @@ def test_a_list_s_raw_items_are_let_go_only_when_the_loader_owns_them():
     state = ClusterState()
     add_documents(state, [doc], "f.yaml", consume=True)
     assert doc["items"] == [] and sorted(state.nodes) == ["n0", "n1", "n2"]
+
+
+def test_loading_pauses_the_collector_and_freezes_what_it_built(tmp_path, monkeypatch):
+    """No collector pass while a state is built (each would walk the whole growing heap for
+    nothing), and what was built is out of its reach after; a collector that was off stays off."""
+    import gc
+
+    from kueue_doctor.api import load
+    (tmp_path / "q.yaml").write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n"
+                                     "  name: gpu\n")
+    collector_on = []
+    parse = load.parse_object
+
+    def watched(raw):
+        collector_on.append(gc.isenabled())
+        return parse(raw)
+    monkeypatch.setattr(load, "parse_object", watched)
+    frozen = gc.get_freeze_count()
+    try:
+        state = load_paths([tmp_path])
+        assert collector_on == [False] and gc.isenabled()
+        assert gc.get_freeze_count() > frozen
+        gc.disable()
+        load_paths([tmp_path])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
+    assert "gpu" in state.resource_flavors

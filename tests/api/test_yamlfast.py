@@ -191,3 +191,65 @@ def test_errors_are_pyyaml_s():
     with pytest.raises(yaml.MarkedYAMLError) as e:
         yamlfast.load_all("a: b\n c: d\n")
     assert e.value.problem_mark is not None
+
+
+def _big_list(n: int, odd_item: int | None = None) -> str:
+    """A kubectl-written List of ``n`` Workloads like KUBECTL's (item ``odd_item`` with a value
+    for PyYAML to read)."""
+    head, _, rest = KUBECTL.partition("items:\n")
+    item, _, tail = rest.partition("kind: List\n")
+    items = [item.replace("name: w0", f"name: w{i}") for i in range(n)]
+    if odd_item is not None:
+        items[odd_item] = items[odd_item].replace("generation: 1", "generation: 0755")
+    return head + "items:\n" + "".join(items) + "kind: List\n" + tail
+
+
+def test_a_large_list_decoded_on_several_cores_is_the_same():
+    text = _big_list(60)
+    split = yamlfast.split_list(text, 3)
+    assert split is not None and len(split[1]) == 3
+    assert split[0] == 'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    docs = yamlfast.parallel_load_all(text, cores=3)
+    assert docs is not None and docs == yamlfast.reference_load_all(text)
+    assert [w["metadata"]["name"] for w in docs[0]["items"]] == [f"w{i}" for i in range(60)]
+
+
+@pytest.mark.parametrize("odd_item", [0, 30, 59])
+def test_a_part_for_pyyaml_sends_the_whole_list_to_it(odd_item, monkeypatch):
+    text = _big_list(60, odd_item)
+    assert yamlfast.parallel_load_all(text, cores=3) is None
+    monkeypatch.setattr(yamlfast, "PARALLEL_FROM", 1)
+    docs = yamlfast.load_all(text)
+    assert docs == yamlfast.reference_load_all(text)
+    assert docs[0]["items"][odd_item]["metadata"]["generation"] == 493   # YAML 1.1 octal, as PyYAML reads it
+
+
+@pytest.mark.parametrize("text", [
+    "apiVersion: v1\nkind: List\n",                                  # no items
+    "apiVersion: v1\nitems:\n  - a: 1\n  - b: 2\nkind: List\n",      # indented items
+    "apiVersion: v1\nitems:\n- a: 1\n---\napiVersion: v1\nitems:\n- b: 2\n",  # two documents
+    "items:\n- a: 1\n- b: 2\n",                                      # not kubectl's order
+])
+def test_other_shapes_are_decoded_on_one_core(text):
+    assert yamlfast.parallel_load_all(text, cores=2) is None
+
+
+def test_a_list_with_a_blank_line_or_comment_in_its_items_is_still_read_right(monkeypatch):
+    monkeypatch.setattr(yamlfast, "PARALLEL_FROM", 1)
+    for text in ("apiVersion: v1\nitems:\n- a: 1\n- b: |\n    x\n\n    y\n- c: 3\n- d: 4\nkind: List\n",
+                 "apiVersion: v1\nitems:\n- a: 1\n# note\n- b: 2\n- c: 3\nkind: List\n"):
+        assert yamlfast.load_all(text) == yamlfast.reference_load_all(text), text
+
+
+def test_every_yaml_file_of_the_repository_decodes_on_several_cores_as_pyyaml_does():
+    checked = 0
+    for p in _object_files():
+        try:
+            text = p.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            continue
+        docs = yamlfast.parallel_load_all(text, cores=2)
+        if docs is not None:
+            checked += 1
+            assert docs == yamlfast.reference_load_all(text), p
+    assert checked > 0

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from .. import heap
 from ..errors import InputError
 from ..kueue.layout import MANIFEST
 from . import schema, yamlfast
@@ -281,27 +282,28 @@ def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
     raises InputError; with it every problem is collected (a file that cannot be read or
     decoded is one problem, then the next file is read)."""
     state = state or ClusterState()
-    for p in paths:
-        try:
-            found = object_files(Path(p))
-        except InputError as e:
-            if collect is None:
-                raise
-            collect.add(e, str(p))
-            continue
-        for f in found:
+    with heap.paused():
+        for p in paths:
             try:
-                docs = decode_documents(read_text(f), str(f))
+                found = object_files(Path(p))
             except InputError as e:
                 if collect is None:
                     raise
-                collect.add(e, str(f))
-                collect.per_file[str(f)] = [0, 0]
-                state.files.append(str(f))
+                collect.add(e, str(p))
                 continue
-            add_documents(state, docs, str(f), collect, consume=True)
-            del docs
-            state.files.append(str(f))
+            for f in found:
+                try:
+                    docs = decode_documents(read_text(f), str(f))
+                except InputError as e:
+                    if collect is None:
+                        raise
+                    collect.add(e, str(f))
+                    collect.per_file[str(f)] = [0, 0]
+                    state.files.append(str(f))
+                    continue
+                add_documents(state, docs, str(f), collect, consume=True)
+                del docs
+                state.files.append(str(f))
     return state
 
 

@@ -40,7 +40,10 @@ class Condition:
 
 def find_condition(conditions: list[Condition], ctype: str) -> Condition | None:
     """The condition of type ``ctype`` (objects carry at most one of each type), or None."""
-    return next((c for c in conditions if c.type == ctype), None)
+    for c in conditions:   # a loop, not next(genexpr): asked about 20 times per Workload
+        if c.type == ctype:
+            return c
+    return None
 
 
 @dataclass(slots=True)
@@ -381,8 +384,10 @@ class Workload:
         return find_condition(self.status.conditions, ctype)
 
     def is_true(self, ctype: str) -> bool:
-        c = self.condition(ctype)
-        return c is not None and c.status == "True"
+        for c in self.status.conditions:   # asked millions of times on a large cluster
+            if c.type == ctype:
+                return c.status == "True"
+        return False
 
     def check_state(self, name: str) -> AdmissionCheckState | None:
         for c in self.status.check_states:

@@ -15,6 +15,10 @@ What kubectl writes (``kubectl get -o yaml``: block style, quoted timestamps and
 """
 from __future__ import annotations
 
+import itertools
+import marshal
+import multiprocessing as mp
+import os
 import re
 from typing import Any
 
@@ -93,5 +97,101 @@ def fast_load_all(text: str) -> list[Any] | None:
 def load_all(text: str) -> list[Any]:
     """All documents of a YAML text, exactly as PyYAML's safe loader reads them (raises
     yaml.YAMLError as it does)."""
-    docs = fast_load_all(text)
+    docs = parallel_load_all(text) if len(text) >= PARALLEL_FROM else None
+    if docs is None:
+        docs = fast_load_all(text)
     return reference_load_all(text) if docs is None else docs
+
+
+# -- a large List decoded on several cores ---------------------------------------------------
+# Decoding builds Python objects, so it holds the GIL: the cores are used by worker processes,
+# each decoding a run of the List's items and sending them back marshalled (marshal keeps every
+# type the decoder makes, and reading it back is about four times cheaper than decoding). On
+# 100,000 kubectl-written Workloads (54 MB) two cores decode in about 60% of the time one takes.
+PARALLEL_FROM = 8 * 2**20        # characters; below, the processes cost more than they save
+_ITEMS = "\nitems:\n"
+# a line of a List's items block: an item's first line ("- ") or one of its lines (indented)
+_BLOCK_END = re.compile(r"\n(?!- | )")
+_text = ""                       # what forked workers decode parts of
+
+
+def split_list(text: str, parts: int) -> tuple[str, list[tuple[int, int]]] | None:
+    """A single-document ``kind: List`` as kubectl writes it (``items:`` at column 0, its items
+    at column 0): the text with ``items: []`` in place of the items, and the items block cut at
+    item boundaries into ``parts`` runs of about equal size (start, end offsets). None for any
+    other shape."""
+    at = text.find(_ITEMS)
+    if at < 0 or not text.startswith("apiVersion:") or "\n---" in text or "\n..." in text:
+        return None
+    start = at + len(_ITEMS)
+    if not text.startswith("- ", start):
+        return None
+    m = _BLOCK_END.search(text, start)
+    end = m.start() + 1 if m else len(text)
+    head = text[:at + 1] + "items: []\n" + text[end:]
+    cuts = [start]
+    for i in range(1, parts):
+        cut = text.find("\n- ", max(cuts[-1], start + (end - start) * i // parts))
+        if cut < 0 or cut + 1 >= end:
+            break
+        cuts.append(cut + 1)
+    cuts.append(end)
+    return head, list(itertools.pairwise(cuts))
+
+
+def _decode_part(span: tuple[int, int]) -> list[Any] | None:
+    part = _text[span[0]:span[1]]
+    if needs_reference(part):
+        return None
+    try:
+        items = _fast.safe_load(part)
+    except Exception:  # for PyYAML to find and word, on the whole text
+        return None
+    return items if isinstance(items, list) else None
+
+
+def _worker_part(span: tuple[int, int]) -> bytes | None:
+    items = _decode_part(span)
+    return None if items is None else marshal.dumps(items)
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return 1
+
+
+def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
+    """The documents of a large kubectl-written List decoded by ``cores`` processes (this one
+    and forked workers), exactly as ``fast_load_all`` decodes them; None when the text is not
+    such a List, when any part of it is for PyYAML to read, or when no worker can be started."""
+    global _text
+    cores = cores or usable_cores()
+    if _fast is None or cores < 2 or "fork" not in mp.get_all_start_methods():
+        return None
+    split = split_list(text, cores)
+    if split is None or len(split[1]) < 2:
+        return None
+    head, spans = split
+    _text = text
+    try:
+        with mp.get_context("fork").Pool(len(spans) - 1) as pool:
+            pending = pool.map_async(_worker_part, spans[1:])
+            first = _decode_part(spans[0])
+            rest = pending.get()
+    except Exception:  # no worker here (a daemon, a process limit) or one failed: one core
+        return None
+    finally:
+        _text = ""
+    if first is None or any(r is None for r in rest):
+        return None
+    docs = fast_load_all(head)
+    if not docs or len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("items") != []:
+        return None
+    items = first
+    for r in rest:
+        assert r is not None
+        items += marshal.loads(r)
+    docs[0]["items"] = items
+    return docs

@@ -1,6 +1,7 @@
 """``kueue-doctor diagnose``: the six-step recipe over a gathered folder or a live cluster."""
 from __future__ import annotations
 
+import os
 import sys
 from datetime import datetime, timedelta
 
@@ -74,10 +75,27 @@ def command(folder: str | None, kubeconfig: str | None, kube_context: str | None
         from ..report.doctor_html import render
         write_file(html, render(d, top) + "\n")
         if html == "-":
-            sys.exit(exit_status(d, fail_on))
+            finish(d, exit_status(d, fail_on))
     from ..report.diagnosis_text import render as render_text
     out.emit(KIND, d.to_json(), lambda con, wide: render_text(con, d, wide, verbose))
-    sys.exit(exit_status(d, fail_on))
+    finish(d, exit_status(d, fail_on))
+
+
+# From this many Workloads on, freeing the snapshot object by object on the way out costs more
+# than a second (about 1.2 s of CPU at 100,000 Workloads), for nothing: the process ends.
+LARGE = 10_000
+
+
+def finish(d, status: int) -> None:
+    """Exit with ``status``. After a large diagnosis run as the program itself (writing to the
+    real stdout, not to a test's runner) the process ends as soon as its output is flushed,
+    without tearing its objects down."""
+    own_streams = sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__
+    if len(d.facts.workloads) >= LARGE and own_streams:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def exit_status(d, fail_on: str = "cause") -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -104,21 +105,37 @@ def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> N
     return None
 
 
-def orphan_reason(w: o.Workload, state: ClusterState) -> NotRunningReason | None:
+@dataclass(frozen=True)
+class JobIndex:
+    """The Jobs as ``orphan_reason`` asks about them, built once per snapshot: asked per admitted
+    Workload without pods, a walk over every Job made a snapshot of Workloads and Jobs without
+    Pods quadratic."""
+    uids: frozenset[str]
+    suspended: dict[str, list[tuple[str, o.Job]]]   # namespace -> its suspended Jobs (name, Job), by name
+
+    @classmethod
+    def of(cls, state: ClusterState) -> JobIndex:
+        suspended: dict[str, list[tuple[str, o.Job]]] = {}
+        for (ns, name), j in sorted(state.jobs.items()):
+            if j.suspend:
+                suspended.setdefault(ns, []).append((name, j))
+        return cls(frozenset(j.meta.uid for j in state.jobs.values()), suspended)
+
+
+def orphan_reason(w: o.Workload, jobs: JobIndex) -> NotRunningReason | None:
     """An admitted Workload whose own Job is gone (kubernetes-sigs/kueue#1789): if a suspended Job
     of the same name waits in its LocalQueue, that Job can never get a Workload ("already
     exists") and the quota is held for nothing; otherwise the quota is merely held."""
     owner_uids = {str(r.get("uid")) for r in w.meta.owner_references if r.get("kind") == "Job" and r.get("uid")}
     if w.meta.labels.get(JOB_UID_LABEL):
         owner_uids.add(w.meta.labels[JOB_UID_LABEL])
-    if not owner_uids or any(j.meta.uid in owner_uids for j in state.jobs.values()):
+    if not owner_uids or not jobs.uids.isdisjoint(owner_uids):
         return None
     ns = w.meta.namespace
-    for (jns, jname), j in sorted(state.jobs.items()):
-        if (jns == ns and j.suspend and j.meta.labels.get(QUEUE_NAME_LABEL) == w.queue_name
-                and w.meta.name.startswith(f"job-{jname}-")):
+    for jname, j in jobs.suspended.get(ns, []):
+        if j.meta.labels.get(QUEUE_NAME_LABEL) == w.queue_name and w.meta.name.startswith(f"job-{jname}-"):
             return NotRunningReason(NotRunningKind.SUSPENDED,
-                                    f"its Job {jns}/{jname} is suspended and cannot get a Workload of its own: this "
+                                    f"its Job {ns}/{jname} is suspended and cannot get a Workload of its own: this "
                                     f"Workload is left from an older Job of that name, whose uid "
                                     f"{sorted(owner_uids)[0]} no Job has (kubernetes-sigs/kueue#1789)")
     return NotRunningReason(NotRunningKind.ORPHANED,
@@ -180,10 +197,10 @@ def afs_positions(model: AdmissionModel, order: dict[str, list]) -> tuple[dict[W
             if u is not None:
                 usage[wi.key] = u
                 lq_usage.setdefault(wi.queue_name, u)
-        ranked = sorted(lq_usage, key=lambda n: (order_key(lq_usage[n]), n))
+        ranked = {n: i for i, n in enumerate(sorted(lq_usage, key=lambda n: (order_key(lq_usage[n]), n)), 1)}
         for wi in pending:
-            if wi.queue_name in lq_usage:
-                rank[wi.key] = (ranked.index(wi.queue_name) + 1, len(ranked))
+            if wi.queue_name in ranked:
+                rank[wi.key] = (ranked[wi.queue_name], len(ranked))
     return usage, rank
 
 
@@ -215,6 +232,11 @@ def engine_config(state: ClusterState) -> EngineConfig:
 
 
 def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None = None, logs: Any = None) -> Facts:
+    with heap.paused():   # what is built here lives as long as the facts
+        return _build_facts(snap, min_wait, now, logs)
+
+
+def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | None, logs: Any) -> Facts:
     state = snap.state
     version, release, _gates = release_of(state)
     cfg = engine_config(state)
@@ -241,6 +263,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
             positions[wi.key] = i
     queued = {wi.key for lst in order.values() for wi in lst}
     afs_usage, afs_rank = afs_positions(model, order)
+    job_index = JobIndex.of(state)
     for key, w in state.workloads.items():
         ns = key.namespace
         st = workload_state(w)
@@ -255,7 +278,7 @@ def build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | Non
             routed = lq.cluster_queue if lq is not None else ""
         nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
         if nr is None and st is WorkloadState.ADMITTED and not pods and job is None and state.jobs:
-            nr = orphan_reason(w, state)
+            nr = orphan_reason(w, job_index)
         workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
                                        admitted_at(w), positions.get(key), nr, tuple(pods), job,
                                        afs_usage.get(key), afs_rank.get(key))

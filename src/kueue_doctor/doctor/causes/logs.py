@@ -1,7 +1,6 @@
 """Causes the controller log shows on its own (medium confidence), while they are current."""
 from __future__ import annotations
 
-from ...logs.brief import brief
 from ..facts import Facts
 from ..findings import Cause, CauseId, Confidence, Violation
 
@@ -18,6 +17,7 @@ MAX_CAPACITY = "> maximum capacity"
 def log_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
     if facts.logs is None:
         return []
+    from ...logs.brief import brief  # the log reader (numpy and all) only where there is a log
     violating = {v.cluster_queue for v in found}
     now = facts.now.timestamp()
     out = []
@@ -55,6 +55,7 @@ def retry_storm(facts: Facts, f, violating: set[str]) -> list[Cause]:
     busy: its own queue and the queues whose heads get no turn are starved
     (kubernetes-sigs/kueue#8064). Named for the violating queues among them, and for violating
     queues that admitted nothing in the last hour while it went on."""
+    from ...logs.brief import brief
     d = f.detail
     heads = d.get("heads") or {}
     own = {h["clusterQueue"] for h in heads.values()}

@@ -46,6 +46,10 @@ def not_ready_loops(facts: Facts) -> list[NotReadyLoop]:
     out = []
     for key, wf in facts.workloads.items():
         w = facts.state.workloads[key]
+        ready = w.condition(kc.PODS_READY)
+        waiting_for_pods = ready is not None and ready.status == "False"
+        if w.active and not waiting_for_pods:
+            continue   # neither given up on nor waiting for its pods: the common case, decided at once
         evicted = w.condition("Evicted")
         by_timeout = evicted is not None and evicted.reason in (kc.EVICTED_BY_PODS_READY_TIMEOUT,
                                                                "Deactivated" + "DueTo" + kc.REQUEUING_LIMIT_EXCEEDED)
@@ -53,8 +57,6 @@ def not_ready_loops(facts: Facts) -> list[NotReadyLoop]:
         deact = w.condition(kc.DEACTIVATION_TARGET)
         deactivated = (not w.active) and ((deact is not None and deact.reason == kc.REQUEUING_LIMIT_EXCEEDED)
                                           or (evicted is not None and kc.REQUEUING_LIMIT_EXCEEDED in evicted.reason))
-        ready = w.condition(kc.PODS_READY)
-        waiting_for_pods = ready is not None and ready.status == "False"
         # evicted by the timeout at least once and still not ready (or given up on)
         if not (deactivated or (waiting_for_pods and (by_timeout or (count and evicted is not None
                                                                         and evicted.status == "False")))):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...logs.brief import brief
 from ..facts import Facts
 from ..findings import Step, StepStatus
 
@@ -19,6 +18,7 @@ def step5(facts: Facts) -> Step:
         step.summary = ("cannot tell: no controller log in the snapshot: collect `kubectl logs -n kueue-system "
                         "deploy/kueue-controller-manager` with --zap-log-level=5")
         return step
+    from ...logs.brief import brief  # the log reader (numpy and all) only where there is a log
     unread = logs.unrecognized_files()
     for u in unread:
         step.evidence.append(f"{Path(u['file']).name}: none of its {u['lines']} line(s) is a controller log line "
