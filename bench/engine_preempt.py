@@ -1,7 +1,7 @@
 """Benchmark: a preemption-heavy scheduling cycle as queues per cohort grow (run by hand).
 
     python bench/engine_preempt.py                     # 10, 50, 200, 500 queues per cohort
-    python bench/engine_preempt.py --queues 10 500 --profile
+    python bench/engine_preempt.py --queues 10 500 --profile    # calls per head, then the profile
 
 One cohort; half its ClusterQueues borrow (each runs twice its nominal quota of 8 cpu in
 1-cpu workloads), the other half are empty with a head of 8 cpu that fits its nominal quota only
@@ -46,12 +46,32 @@ def make_state(queues: int) -> ClusterState:
     return st
 
 
-def one_cycle(queues: int) -> tuple[float, int, int]:
+def one_cycle(queues: int, profiler=None) -> tuple[float, int, int]:
     model = AdmissionModel(make_state(queues), EngineConfig())
     heap.settle()
+    if profiler is not None:
+        profiler.enable()
     t = time.perf_counter()
     res = model.cycle(T0 + timedelta(hours=1))
-    return time.perf_counter() - t, len(res.entries) + len(res.inadmissible), len(res.preempted)
+    t = time.perf_counter() - t
+    if profiler is not None:
+        profiler.disable()
+    return t, len(res.entries) + len(res.inadmissible), len(res.preempted)
+
+
+def profile(queue_counts: list[int]) -> None:
+    """The cycle alone under cProfile: function calls per head (robust to a loaded machine) at
+    each size, then where the time goes at the largest."""
+    import cProfile
+    import pstats
+    print(f"{'queues':>7} {'heads':>6} {'calls':>10} {'calls per head':>15}")
+    for q in queue_counts:
+        prof = cProfile.Profile()
+        _t, heads, _p = one_cycle(q, prof)
+        st = pstats.Stats(prof)
+        print(f"{q:>7} {heads:>6} {st.total_calls:>10} {st.total_calls / max(1, heads):>15.0f}")   # type: ignore[attr-defined]
+    st.dump_stats("/tmp/engine_preempt.prof")
+    st.sort_stats("tottime").print_stats(15)
 
 
 def main() -> None:
@@ -61,11 +81,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     if args.profile:
-        import cProfile
-        import pstats
-        cProfile.runctx("one_cycle(max(args.queues))", globals(), {"args": args, "one_cycle": one_cycle},
-                        "/tmp/engine_preempt.prof")
-        pstats.Stats("/tmp/engine_preempt.prof").sort_stats("cumulative").print_stats(20)
+        profile(args.queues)
         return
     print(f"{'queues':>7} {'heads':>6} {'preempted':>10} {'cycle ms':>10} {'per head us':>12}")
     for q in args.queues:

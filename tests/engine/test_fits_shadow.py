@@ -100,7 +100,7 @@ def test_scheduler_fits_equals_fits_by_removal_in_cycles(case):
         got = fast(self, cq, usage, cycle_targets, targets)
         removed = dict(cycle_targets.tree(cq))
         removed.update({t.key: t for t in targets})
-        assert got == self.fits_by_removal(cq, usage, removed)
+        assert got == self.fits_by_removal(cq, usage, removed, cycle_targets)
         return got
 
     Scheduler.fits = checked

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,6 +17,7 @@ from ..keys import WorkloadKey
 from ..kueue.constants import IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION
 from .assignment import CAN_PREEMPT, CAN_RECLAIM, NO_CANDIDATES
 from .config import EngineConfig
+from .preemption_index import CandidateIndex
 from .queues import QueueManager
 from .quota import FR, QuotaNode
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
@@ -123,6 +124,12 @@ class Preemptor:
         self.tas_fits: Callable[[], bool] | None = None
         # admission fair sharing orders candidates within a ClusterQueue by LocalQueue usage
         self.afs_usage: AfsUsage | None = None
+        # the cycle's index of reclaim candidates (Scheduler.schedule sets it); without it, or
+        # where AFS orders candidates, each search walks the cohort as upstream does
+        self.index: CandidateIndex | None = None
+        # admitted workloads a search must treat as gone although the snapshot still lists them
+        # (the cycle's targets during an overlap recompute, whose usage the cycle took off)
+        self.excluded: Container[WorkloadKey] = frozenset()
 
     # -- entry points ----------------------------------------------------------------
     def get_targets(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, usage: dict[FR, int],
@@ -242,18 +249,22 @@ class Preemptor:
         same: list[Candidate] = []
         if p.within_cluster_queue not in ("", "Never"):
             same = [(c, WITHIN_CQ, None, cq) for c in self.ordered(cq)
-                    if c.key in cq.workloads and uses_resources(c, frs_need)
+                    if c.key in cq.workloads and c.key not in self.excluded and uses_resources(c, frs_need)
                     and satisfies_policy(wi, c, p.within_cluster_queue)]
         hierarchy: list[Iterator[Candidate]] = []
         by_priority: list[Iterator[Candidate]] = []
         if cq.node.parent is not None and p.reclaim_within_cohort not in ("", "Never"):
             adv, remaining = cq.node.quantities_fit_in_quota(usage)
             prev: QuotaNode = cq.node
+            indexed = self.index is not None and self.afs_usage is None and self.index.ready(cq.node.root())
             for s in cq.node.ancestors():
                 if adv or priority:
                     bucket = hierarchy if adv else by_priority
-                    for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
-                        bucket.append(self._reclaim_candidates(wi, cq, cand_cq, adv, s, frs_need))
+                    if indexed:
+                        bucket.append(self._indexed_candidates(wi, cq, adv, s, prev, frs_need))
+                    else:
+                        for cand_cq in self._borrowing_cqs_under(s, prev, cq, frs_need):
+                            bucket.append(self._reclaim_candidates(wi, cq, cand_cq, adv, s, frs_need))
                 fits, remaining = s.quantities_fit_in_quota(remaining)
                 adv = adv or fits
                 prev = s
@@ -268,8 +279,18 @@ class Preemptor:
             # of its remaining workloads can be a valid reclaim candidate in this search.
             if not any(node.usage.get(fr, 0) > node.nominal(fr) for fr in frs_need):
                 return
-            if cand.key not in cand_cq.workloads:
+            if cand.key not in cand_cq.workloads or cand.key in self.excluded:
                 continue
+            variant = self._classify(wi, cand, cq, adv, frs_need)
+            if variant is not None:
+                yield cand, variant, lca, cand_cq
+
+    def _indexed_candidates(self, wi: WorkloadInfo, cq: ClusterQueueSnapshot, adv: bool, lca: QuotaNode,
+                            skip: QuotaNode, frs_need: set[FR]) -> Iterator[Candidate]:
+        """What _borrowing_cqs_under + _reclaim_candidates yield for one level, merged in the
+        same order, read off the cycle's index (preemption_index.py says why it is the same)."""
+        assert self.index is not None
+        for cand, cand_cq in self.index.candidates(lca, skip, frs_need, self.excluded):
             variant = self._classify(wi, cand, cq, adv, frs_need)
             if variant is not None:
                 yield cand, variant, lca, cand_cq

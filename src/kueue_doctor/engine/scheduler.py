@@ -37,6 +37,7 @@ from .drs import DRS, compare_drs, dominant_resource_share
 from .eligibility import label_selector_matches
 from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target, afs_usage_of, blocking_preemption_gates
+from .preemption_index import CandidateIndex
 from .queues import QueueManager
 from .quota import FR, QuotaNode, RemovalShadow
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
@@ -110,13 +111,24 @@ _Shares = dict[tuple[int, WorkloadKey], DRS]
 class CycleTargets:
     """Workloads already chosen as preemption targets in this cycle (PreemptedWorkloads),
     also indexed by cohort tree: a victim in another tree never changes a queue's capacity.
-    ``shadow``: the snapshot's usage without them, for ``Scheduler.fits``; whoever changes the
-    tree's usage for the rest of the cycle calls ``usage_added``."""
 
-    def __init__(self) -> None:
+    Two ways to keep the tree's usage without them, for ``Scheduler.fits`` and the overlap
+    recompute (both as upstream's SimulateWorkloadRemoval would leave it):
+    - ``physical`` (classical preemption): a target's usage leaves the tree when it is chosen and
+      comes back in ``restore`` at the end of the cycle; its workload stays listed (the
+      preemptor's ``excluded`` hides it from a recompute's search), ``removed`` keeps what each
+      ClusterQueue gave up so that ``real_usage`` can still read the tree as it is;
+    - otherwise (fair sharing, whose tournament reads the tree with the targets in it): ``shadow``
+      keeps the usage without them beside the tree.
+    Whoever changes the tree's usage for the rest of the cycle calls ``usage_added``."""
+
+    def __init__(self, physical: bool = False, index: CandidateIndex | None = None) -> None:
         self.all: dict[WorkloadKey, Target] = {}
         self.by_root: dict[int, dict[WorkloadKey, Target]] = {}
         self.shadow = RemovalShadow()
+        self.physical = physical
+        self.index = index
+        self.removed: dict[str, dict[FR, int]] = {}
 
     def __contains__(self, key: WorkloadKey) -> bool:
         return key in self.all
@@ -126,13 +138,38 @@ class CycleTargets:
             return
         self.all[t.key] = t
         self.by_root.setdefault(id(cq.node.root()), {})[t.key] = t
-        self.shadow.remove(target_cq.node, t.wi.usage)
+        if not self.physical:
+            self.shadow.remove(target_cq.node, t.wi.usage)
+            return
+        target_cq.node.remove_usages(t.wi.usage)
+        gave = self.removed.setdefault(target_cq.name, {})
+        for fr, v in t.wi.usage.items():
+            gave[fr] = gave.get(fr, 0) + v
+        if self.index is not None:
+            self.index.workload_gone(t.wi, target_cq)
 
-    def usage_added(self, node: QuotaNode, usage: dict[FR, int], undo: _Undo) -> None:
+    def usage_added(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], undo: _Undo) -> None:
         """Add usage for the rest of the cycle (undone at its end)."""
-        node.add_usages(usage)
-        undo.append((node, usage))
-        self.shadow.refresh(node)
+        cq.node.add_usages(usage)
+        undo.append((cq.node, usage))
+        if not self.physical:
+            self.shadow.refresh(cq.node)
+        elif self.index is not None:
+            self.index.cq_usage_changed(cq)
+
+    def real_usage(self, cq: ClusterQueueSnapshot, fr: FR) -> int:
+        """A ClusterQueue's usage with this cycle's targets in it."""
+        return cq.node.usage.get(fr, 0) + self.removed.get(cq.name, {}).get(fr, 0)
+
+    def put_back(self, snap: QuotaSnapshot) -> None:
+        """The targets' usage back into the tree (physical)."""
+        for name, usage in self.removed.items():
+            snap.cluster_queues[name].node.add_usages(usage)
+
+    def take_out(self, snap: QuotaSnapshot) -> None:
+        """The undo of put_back."""
+        for name, usage in self.removed.items():
+            snap.cluster_queues[name].node.remove_usages(usage)
 
     def tree(self, cq: ClusterQueueSnapshot) -> dict[WorkloadKey, Target]:
         return self.by_root.get(id(cq.node.root()), {})
@@ -160,6 +197,10 @@ class Scheduler:
         self.tas: CycleTAS | None = None
         self.tas_keys: list[WorkloadKey] = []   # admitted workloads whose TAS usage the cycle counts
         self.tas_removed: set[WorkloadKey] = set()   # ... whose usage is taken off for a simulation
+        # False: every cycle as upstream's code goes (walks, removal per recompute), the reference
+        # the equivalence tests compare the indexed cycle with
+        self.use_candidate_index = True
+        self.candidate_index_after = 1.0   # CandidateIndex.build_after (the tests build it at once)
 
     # -- the cycle -----------------------------------------------------------------------
     def schedule(self, now: datetime) -> CycleResult:
@@ -169,16 +210,24 @@ class Scheduler:
         if not heads:
             return res
         preemptor = Preemptor(self.snap, self.config, now)
+        # classical preemption: targets leave the tree as they are chosen, and each search reads
+        # the cycle's candidate index instead of walking the cohort (issue 17); the fair-sharing
+        # tournament reads the tree with the targets in it, and its searches walk as upstream's
+        physical = not self.config.fair_sharing and self.use_candidate_index
+        if physical:
+            preemptor.index = CandidateIndex(self.snap, self.candidate_index_after)
         self.tas = self.cycle_tas()
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
         undo: _Undo = []
-        preempted_in_cycle = CycleTargets()
+        preempted_in_cycle = CycleTargets(physical, preemptor.index)
         order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
         for e in order:
             self.process_entry(e, preemptor, preempted_in_cycle, undo, res, now)
         for node, usage in reversed(undo):
             node.remove_usages(usage)
+        if physical:
+            preempted_in_cycle.put_back(self.snap)
         for e in res.admitted:
             self.admit(e, now)
         for t in res.preempted:
@@ -413,13 +462,17 @@ class Scheduler:
         return cycle_targets.shadow.fits(cq.node, usage, extra.values())
 
     def fits_by_removal(self, cq: ClusterQueueSnapshot, usage: dict[FR, int],
-                        removed: dict[WorkloadKey, Target]) -> bool:
+                        removed: dict[WorkloadKey, Target], cycle_targets: CycleTargets | None = None) -> bool:
         """fits as upstream does it: take the workloads out of the snapshot, look, put them back."""
+        if cycle_targets is not None and cycle_targets.physical:
+            cycle_targets.put_back(self.snap)
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
         for t in removed.values():
             self.snap.add_workload(t.wi, t.cluster_queue)
+        if cycle_targets is not None and cycle_targets.physical:
+            cycle_targets.take_out(self.snap)
         return ok
 
     def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
@@ -466,7 +519,7 @@ class Scheduler:
             e.reason = "WaitingForQuota"
             e.inadmissible_msg = a.message()
             if cq.preemption.reclaim_within_cohort != "Any":
-                cycle_targets.usage_added(cq.node, self.resources_to_reserve(cq, a), undo)
+                cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets), undo)
                 self.reserve_tas(e)
             return
         if mode == PREEMPT:
@@ -480,7 +533,7 @@ class Scheduler:
                 e.wi.last_assignment = None
                 return
         if mode == DEFERRED_FIT:
-            cycle_targets.usage_added(cq.node, usage, undo)
+            cycle_targets.usage_added(cq, usage, undo)
             self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
@@ -502,7 +555,7 @@ class Scheduler:
             return
         for t in e.targets:
             cycle_targets.add(t, cq, self.snap.cq_of(t.wi))
-        cycle_targets.usage_added(cq.node, usage, undo)
+        cycle_targets.usage_added(cq, usage, undo)
         self.reserve_tas(e)
         if mode == PREEMPT:
             for t in e.targets:
@@ -625,10 +678,17 @@ class Scheduler:
         """TASRecomputeAssignmentWithinSchedulingCycle: assign again on the flavors nominated."""
         preemptor.forget()
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
+        # upstream assigns again on the snapshot with the cycle's targets in it
+        index, preemptor.index = preemptor.index, None
+        if cycle_targets.physical:
+            cycle_targets.put_back(self.snap)
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
+            preemptor.index = index
+            if cycle_targets.physical:
+                cycle_targets.take_out(self.snap)
         old_targets = e.targets
         e.assignment, e.targets = a, targets
         e.wi.last_assignment = a
@@ -722,7 +782,10 @@ class Scheduler:
         """Assign again without this cycle's targets: -> (mode, fits)."""
         preemptor.forget()
         tree = cycle_targets.tree(cq)
-        self.snap.remove_workloads(t.wi for t in tree.values())
+        if cycle_targets.physical:   # their usage is already out of the tree
+            preemptor.excluded = tree
+        else:
+            self.snap.remove_workloads(t.wi for t in tree.values())
         tas_gone = self.remove_tas_usage(tree)   # SimulateWorkloadRemoval takes TAS usage off too
         nomination = {(i, res): f.name for i, ps in enumerate(e.assigned.pod_sets) for res, f in ps.flavors.items()}
         try:
@@ -730,7 +793,10 @@ class Scheduler:
         finally:
             preemptor.forget()
             self.restore_tas_usage(tas_gone)
-            self.snap.add_workloads((t.wi, t.cluster_queue) for t in tree.values())
+            if cycle_targets.physical:
+                preemptor.excluded = frozenset()
+            else:
+                self.snap.add_workloads((t.wi, t.cluster_queue) for t in tree.values())
         mode = a.representative_mode()
         if mode == FIT:
             mode = DEFERRED_FIT
@@ -738,11 +804,14 @@ class Scheduler:
         usage: dict[FR, int] = {} if e.wi.obj.is_true("QuotaReserved") else a.usage
         return mode, self.fits(cq, usage, cycle_targets, targets)
 
-    def resources_to_reserve(self, cq: ClusterQueueSnapshot, a: Assignment) -> dict[FR, int]:
+    def resources_to_reserve(self, cq: ClusterQueueSnapshot, a: Assignment,
+                             cycle_targets: CycleTargets) -> dict[FR, int]:
+        """What an entry that cannot preempt holds on to (reserveCapacityForUnreclaimablePreempt),
+        read off the usage with the cycle's targets still in it, as upstream's snapshot has it."""
         out: dict[FR, int] = {}
         node = cq.node
         for fr, v in a.usage.items():
-            used = node.usage.get(fr, 0)
+            used = cycle_targets.real_usage(cq, fr)
             if a.borrowing > 0:
                 bl = node.borrowing_limit(fr)
                 out[fr] = v if bl is None else min(v, node.nominal(fr) + bl - used)
