@@ -20,6 +20,7 @@ import marshal
 import multiprocessing as mp
 import os
 import re
+import threading
 from typing import Any
 
 import yaml
@@ -107,10 +108,12 @@ def load_all(text: str) -> list[Any]:
 # Decoding builds Python objects, so it holds the GIL: the cores are used by worker processes,
 # each decoding a run of the List's items and sending them back marshalled (marshal keeps every
 # type the decoder makes, and reading it back is about four times cheaper than decoding). On
-# 100,000 kubectl-written Workloads (54 MB) two cores decode in about 60% of the time one takes.
+# 100,000 kubectl-written Workloads (54 MB) on two cores, the busier process spends about 60% of
+# the CPU time one process alone takes.
 PARALLEL_FROM = 8 * 2**20        # characters; below, the processes cost more than they save
 _ITEMS = "\nitems:\n"
-# a line of a List's items block: an item's first line ("- ") or one of its lines (indented)
+# where a List's items block ends: the first line that is neither an item's first line ("- ")
+# nor one of its lines (indented)
 _BLOCK_END = re.compile(r"\n(?!- | )")
 _text = ""                       # what forked workers decode parts of
 
@@ -168,7 +171,8 @@ def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
     such a List, when any part of it is for PyYAML to read, or when no worker can be started."""
     global _text
     cores = cores or usable_cores()
-    if _fast is None or cores < 2 or "fork" not in mp.get_all_start_methods():
+    # forking a process that runs other threads (``serve``) may copy a lock some thread holds
+    if _fast is None or cores < 2 or "fork" not in mp.get_all_start_methods() or threading.active_count() > 1:
         return None
     split = split_list(text, cores)
     if split is None or len(split[1]) < 2:
