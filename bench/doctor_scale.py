@@ -13,7 +13,9 @@ decoding workers', which on a loaded machine say more than the wall).
 Writes a folder like `kueue-doctor collect` does (kind: List files): 50 cohorts x 20
 ClusterQueues of 8-GPU nodes' worth of quota, 5,000 nodes, 100,000 Workloads (60% admitted
 with one running pod each, the rest pending), so the doctor has real work: every queue is
-evaluated, the violating ones are explained.
+evaluated, the violating ones are explained. The queues of the last tenth of the cohorts
+(``--violating``) hold half their quota while pending work that fits waits: 100 queues in
+violation; the others are full, as every queue was before that option (``--violating 0``).
 """
 from __future__ import annotations
 
@@ -35,12 +37,15 @@ def lst(items):
     return {"apiVersion": "v1", "kind": "List", "items": items}
 
 
-def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> None:
+def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7, violating: float = 0.1) -> None:
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     cohorts, per = 50, 20
     cqs = [f"cq-{c}-{i}" for c in range(cohorts) for i in range(per)]
     gpus_per_cq = nodes * 8 // len(cqs)
+    # the last cohorts' queues hold half their quota while work that fits waits: guarantee
+    # violations for the doctor to explain (the first cohorts, which the other benches use, are full)
+    stalled = {f"co-{c}" for c in range(cohorts - round(cohorts * violating), cohorts)}
     kueue = [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": "gpu"}}]
     for name in cqs:
         c = name.split("-")[1]
@@ -65,7 +70,8 @@ def generate(out: Path, nodes: int, workloads: int, fmt: str, seed: int = 7) -> 
               "spec": {"queueName": "main", "priority": rng.randint(0, 3), "podSets": [
                   {"name": "main", "count": 1, "template": {"spec": {"containers": [
                       {"name": "c", "resources": {"requests": {"nvidia.com/gpu": str(g), "cpu": str(g * 12)}}}]}}}]}}
-        if rng.random() < 0.6 and used[name] + g <= gpus_per_cq:
+        cap = gpus_per_cq // 2 if f"co-{name.split('-')[1]}" in stalled else gpus_per_cq
+        if rng.random() < 0.6 and used[name] + g <= cap:
             used[name] += g
             wl["status"] = {"admission": {"clusterQueue": name, "podSetAssignments": [
                 {"name": "main", "count": 1, "flavors": {"nvidia.com/gpu": "gpu", "cpu": "gpu"},
@@ -170,6 +176,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--workloads", type=int, default=100_000)
     ap.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    ap.add_argument("--violating", type=float, default=0.1,
+                    help="share of cohorts whose queues hold half their quota while work that fits waits")
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -181,7 +189,7 @@ def main() -> None:
         return compare(folder, args.nodes, args.workloads)
     if not args.time:
         t = time.perf_counter()
-        generate(folder, args.nodes, args.workloads, args.format)
+        generate(folder, args.nodes, args.workloads, args.format, violating=args.violating)
         print(f"wrote {folder} in {time.perf_counter() - t:.1f} s")
     time_it(folder)
 
