@@ -1,6 +1,8 @@
 """The perf configs' API-client model (sim/perf.py ApiWrites) and the requeue batch it brings."""
 from __future__ import annotations
 
+import pytest
+
 from kueue_doctor.api import build
 from kueue_doctor.api.state import ClusterState
 from kueue_doctor.engine.scheduler import CycleResult
@@ -23,6 +25,16 @@ def cycle(*heads: _Head) -> CycleResult:
     res = CycleResult()
     res.entries = list(heads)   # type: ignore[arg-type]  # duck-typed Entry
     return res
+
+
+def test_writes_pass_the_burst_then_wait_at_the_rate():
+    api = ApiWrites(qps=50, burst=100, requeue_batch=1.0)
+    waits = [api.write(0.0) for _ in range(150)]
+    # burst 100 at once, then one every 1/50 s, in call order
+    assert waits[:100] == pytest.approx([0.0] * 100, abs=1e-9)
+    assert waits[100] == pytest.approx(0.02)
+    assert waits[149] == pytest.approx(50 * 0.02)
+    assert waits == sorted(waits)
 
 
 def test_a_cycle_waits_for_its_status_patches_behind_the_pending_admissions():

@@ -200,11 +200,17 @@ class Simulator:
         """Kueue's requeuer (inadmissible_workloads.go): a capacity event schedules the cohort
         tree's requeue ``requeueBatchPeriod`` later, one pending per tree (AddAfter keeps the earlier)."""
         assert self.api is not None
-        for name in sorted(self.model.dirty):
-            tree = self.model._tree_queues(name)
-            if tree[0] not in self.requeue_due:
-                self.requeue_due[tree[0]] = self.now + self.api.requeue_batch
-                self.events.at(self.now + self.api.requeue_batch, "requeue", tree)
+        covered: set[str] = set()   # a release marks its whole tree: look each tree up once
+        trees: dict[str, list[str]] = {}
+        for name in self.model.dirty:
+            if name not in covered:
+                tree = self.model._tree_queues(name)
+                covered.update(tree)
+                trees[tree[0]] = tree
+        for root in sorted(trees):   # the dirty set's order is the hash seed's: events in name order
+            if root not in self.requeue_due:
+                self.requeue_due[root] = self.now + self.api.requeue_batch
+                self.events.at(self.now + self.api.requeue_batch, "requeue", trees[root])
         self.model.dirty.clear()
 
     def on_requeue(self, tree: list[str]) -> None:
@@ -398,6 +404,8 @@ class Simulator:
 
     def on_cycle(self, _payload) -> None:
         self.cycle_pending = False
+        if self.api is not None and not self.model.dirty and not self.model.queues.has_heads():
+            return   # perf configs: Kueue's scheduler waits in Heads while every heap is empty
         now_dt = self.dt(self.now)
         if self.tas is not None:
             self.tas.refresh()
