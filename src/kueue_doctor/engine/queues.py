@@ -218,13 +218,17 @@ class QueueManager:
             q.remove(wi.key)
         self.state.pop(wi.key, None)
 
+    def has_heads(self) -> bool:
+        """Some ClusterQueue has a workload on its heap (Manager.Heads blocks until one has)."""
+        return any(q._entries for q in self.queues.values())
+
     def heads(self, active: Iterable[str]) -> list[WorkloadInfo]:
         """One popped head per active ClusterQueue."""
         self.cycle += 1
         out = []
         for name in active:
             q = self.queues.get(name)
-            if q is None:
+            if q is None or not q._entries:   # nothing live on the heap: pop() would find nothing
                 continue
             wi = q.pop()
             if wi is None:
@@ -257,13 +261,19 @@ class QueueManager:
             h = st.hash or scheduling_hash(wi, self.allowed_flavors_in_hash)
             q.inadmissible_hashes[h] = reason
             st.hash = h
-            for other in list(q.active()):
+            q._refresh()
+            same = []
+            for entry in q._entries.values():   # handleInadmissibleHash: every equivalent on the heap
+                other = entry[2]
                 ost = self.state.setdefault(other.key, QueuedState())
                 if not ost.hash:
                     ost.hash = scheduling_hash(other, self.allowed_flavors_in_hash)
                 if ost.hash == h:
-                    q.remove(other.key)
-                    q.inadmissible[other.key] = other
+                    same.append(entry)
+            same.sort(key=lambda e: (e[0], e[1]))   # parked in heap order, without sorting the whole heap
+            for _, _, other in same:
+                q.remove(other.key)
+                q.inadmissible[other.key] = other
 
     def queue_inadmissible(self, names: Iterable[str], now: datetime) -> None:
         """Move parked workloads back to the heap (capacity freed or queues changed)."""

@@ -45,6 +45,7 @@ class Recorder:
         self.last_sample: float | None = None
         self.last_violated: dict[str, bool] = {}
         self._primary_cache: dict[str, tuple[str, int]] = {}
+        self._amounts: dict[tuple[str, str], int] = {}   # (request, resource) -> its amount
         self.evaluator: Evaluator | None = None
         self.times: dict[float, datetime] = {}   # sim.dt of waiting-since times, for observations
         self.usage_level: dict[str, float] = defaultdict(float)
@@ -96,8 +97,11 @@ class Recorder:
         v = sw.spec.requests.get(res)
         if v is None:
             return
-        from ..api.quantity import Quantity
-        amount = Quantity.parse(v).amount(res) * sw.spec.pods
+        per_pod = self._amounts.get((v, res))
+        if per_pod is None:   # a few distinct request strings, parsed at every admission and release
+            from ..api.quantity import Quantity
+            per_pod = self._amounts[(v, res)] = Quantity.parse(v).amount(res)
+        amount = per_pod * sw.spec.pods
         t = self.sim.now
         last = self.usage_t.get(cq, t)
         self.usage_area[cq] += self.usage_level[cq] * (t - last)

@@ -111,7 +111,7 @@ class Settings:
     sample_interval: float = 30.0
     min_wait: float = 300.0
     duration: float | None = None
-    api_writes: tuple[float, float, float, int] | None = None   # sim/perf.py ApiWrites; perf configs only
+    api_writes: tuple[float, float, float] | None = None   # sim/perf.py ApiWrites; perf configs only
 
 
 @dataclass

@@ -146,6 +146,8 @@ class Simulator:
         self.cycle_busy_until = 0.0
         # the perf configs' API client model (sim/perf.py); None: the fixed costs of Settings
         self.api = ApiWrites(*scn.settings.api_writes) if scn.settings.api_writes else None
+        self.requeue_due: dict[str, float] = {}   # perf configs: cohort tree -> when its batched requeue runs
+        self.evict_delay = 0.0               # perf configs: until the eviction's write lands
         self.cycles = 0
         self.finished = 0
         self.deactivated = 0
@@ -183,6 +185,8 @@ class Simulator:
         return self.events.now
 
     def request_cycle(self) -> None:
+        if self.api is not None and self.api.requeue_batch and self.model.dirty:
+            self._batch_requeue()
         if self.storm is not None:
             # a requeueStorm fault: the scheduler spends every cycle on its head (zaplog writes
             # them); no other head gets one
@@ -191,6 +195,28 @@ class Simulator:
         if not self.cycle_pending:
             self.cycle_pending = True
             self.events.at(max(self.now, self.cycle_busy_until), "cycle")
+
+    def _batch_requeue(self) -> None:
+        """Kueue's requeuer (inadmissible_workloads.go): a capacity event schedules the cohort
+        tree's requeue ``requeueBatchPeriod`` later, one pending per tree (AddAfter keeps the earlier)."""
+        assert self.api is not None
+        covered: set[str] = set()   # a release marks its whole tree: look each tree up once
+        trees: dict[str, list[str]] = {}
+        for name in self.model.dirty:
+            if name not in covered:
+                tree = self.model._tree_queues(name)
+                covered.update(tree)
+                trees[tree[0]] = tree
+        for root in sorted(trees):   # the dirty set's order is the hash seed's: events in name order
+            if root not in self.requeue_due:
+                self.requeue_due[root] = self.now + self.api.requeue_batch
+                self.events.at(self.now + self.api.requeue_batch, "requeue", trees[root])
+        self.model.dirty.clear()
+
+    def on_requeue(self, tree: list[str]) -> None:
+        del self.requeue_due[tree[0]]
+        self.model.queues.queue_inadmissible(tree, self.dt(self.now))
+        self.request_cycle()
 
     def emit(self, event: str, **fields) -> None:
         self.log.append((self.now, event, fields))
@@ -268,7 +294,7 @@ class Simulator:
             "pods_ready_timeout": self.on_pods_ready_timeout, "check_outcome": self.on_check_outcome,
             "booking_expired": self.on_booking_expired, "backoff_done": self.on_backoff_done,
             "pod_failed": self.on_pod_failed, "afs_sample": self.on_afs_sample, "open_gate": self.on_open_gate,
-            "tas_requeue": self.on_tas_requeue}
+            "tas_requeue": self.on_tas_requeue, "requeue": self.on_requeue}
         if sample:
             out["sample"] = self.on_sample
         return out
@@ -378,6 +404,8 @@ class Simulator:
 
     def on_cycle(self, _payload) -> None:
         self.cycle_pending = False
+        if self.api is not None and not self.model.dirty and not self.model.queues.has_heads():
+            return   # perf configs: Kueue's scheduler waits in Heads while every heap is empty
         now_dt = self.dt(self.now)
         if self.tas is not None:
             self.tas.refresh()
@@ -391,13 +419,15 @@ class Simulator:
             self._admitted(e)
         for t in res.preempted:
             preemptor = next(e.key for e in res.entries if t in e.targets)  # a target is some entry's
+            self.evict_delay = self.api.sync(start) if self.api else 0.0
             self._evict(self.workloads[t.key], t.reason, preemptor)
+        self.evict_delay = 0.0
         for m in res.migrated:
             self._evict(self.workloads[m.key], m.reason, m.evictor, message=m.message)
         for parent in self.variants:
             self._sync_variants(parent)
         self._log_cycle(res)
-        self.cycle_busy_until = self.api.end_cycle(start, cost) if self.api else start + cost
+        self.cycle_busy_until = self.api.end_cycle(start, cost, res) if self.api else start + cost
         parked = any(e.key in self.model.queues.queues[e.cq_name].inadmissible
                      for e in res.entries + res.inadmissible if e.cq_name in self.model.queues.queues)
         if res.admitted or res.preempted or res.migrated or parked:
@@ -453,7 +483,10 @@ class Simulator:
         sw.admitted_true_at = self.now
         sw.was_ready = False
         self.emit("admitted_true", workload=sw.key, clusterQueue=sw.cluster_queue)
-        wait = self.api.write(self.now) if self.api else 0.0
+        wait = 0.0
+        if self.api is not None:
+            wait = self.api.write(self.now)
+            self.api.admitted(sw.key)
         self.events.after(self.settings.release_latency + wait, "release", (sw, sw.epoch))
         if self.pods_ready is not None:
             self.events.after(self.pods_ready.timeout, "pods_ready_timeout", (sw, sw.epoch))
@@ -793,7 +826,7 @@ class Simulator:
         sw.epoch += 1
         if sw in self.unplaced:
             self.unplaced.remove(sw)
-        latency = self.settings.quota_release_latency
+        latency = self.settings.quota_release_latency + self.evict_delay
         live = [p for p in sw.pods if p.phase in (RUNNING, TERMINATING) or (p.node is not None and p.phase != GONE)]
         for p in sw.pods:
             if p.phase == GONE:
