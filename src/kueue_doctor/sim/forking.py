@@ -28,6 +28,7 @@ from ..keys import WorkloadKey
 
 # values deepcopy would rebuild although nothing can change them (datetime has no __deepcopy__)
 _IMMUTABLE = (type(None), bool, int, float, str, datetime, timedelta, Fraction, WorkloadKey)
+_IMMUTABLE_TYPES = frozenset(_IMMUTABLE)
 # what a run never writes on a Workload / a WorkloadInfo (the rest is copied)
 _WORKLOAD_SHARED = frozenset({"meta", "pod_sets"})
 _INFO_SHARED = frozenset({"pod_sets"})
@@ -50,6 +51,10 @@ def fork_memo(sim: Any) -> dict[int, Any]:
         workload_copy(w, memo)
     for spec in sim.scn.workloads:
         memo[id(spec)] = copy.copy(spec)    # draw_runtimes writes a fork's runtimes on its specs
+    for q in sim.model.queues.queues.values():
+        for entry in q._entries.values():    # (order key, seq, WorkloadInfo): the key is a tuple of values
+            if _frozen(entry[0]):
+                memo[id(entry[0])] = entry[0]
     for wi in sim.model.infos.values():
         _copy_attrs(wi, _INFO_SHARED, memo, {"obj": workload_copy(wi.obj, memo)})
     for sw in sim.workloads.values():
@@ -78,6 +83,11 @@ def workload_copy(w: o.Workload, memo: dict[int, Any]) -> o.Workload:
     return c
 
 
+def _frozen(v: Any) -> bool:
+    """Nothing in ``v`` can change (exact types: a subclass may add mutable state)."""
+    return type(v) in _IMMUTABLE_TYPES or (type(v) is tuple and all(_frozen(x) for x in v))
+
+
 def _copy_attrs(obj: Any, shared: frozenset[str], memo: dict[int, Any], given: dict[str, Any]) -> Any:
     """``obj`` copied one level: ``given`` attributes set, ``shared`` and immutable ones kept,
     the rest deep-copied through ``memo``."""
@@ -90,7 +100,7 @@ def _copy_attrs(obj: Any, shared: frozenset[str], memo: dict[int, Any], given: d
         v = getattr(obj, name)
         if name in given:
             v = given[name]
-        elif name not in shared and not isinstance(v, _IMMUTABLE):
+        elif name not in shared and not _frozen(v):
             v = copy.deepcopy(v, memo)
         if slots:
             setattr(c, name, v)
