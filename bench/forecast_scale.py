@@ -6,12 +6,15 @@
 
 The generated snapshot holds no finished Workload, so runtimes are fixed (``--runtime``, as the
 command's ``--runtime``). The target is the last pending workload of the first ClusterQueue.
-Prints the load time, the build of the restarted simulator (once), one rebuild for comparison
-(what a replicate cost before forks), and per replicate the fork and the run, then the total.
+Prints, wall and CPU seconds (on a shared machine CPU says what it cost), the load time, the build
+of the restarted simulator (once), one fork, then per replicate what ``forecast`` does for it
+(``run_replicate``: fork, draw runtimes, run until the target is admitted), the total and the peak
+RSS; ``--rebuild`` also times a second build (what a replicate cost before forks).
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -29,6 +32,7 @@ def main() -> None:
     ap.add_argument("--runtime", type=float, default=3600.0)
     ap.add_argument("--horizon", type=float, default=86400.0)
     ap.add_argument("--generate", action="store_true")
+    ap.add_argument("--rebuild", action="store_true", help="also time a second build (a replicate's cost before forks)")
     args = ap.parse_args()
     folder = Path(args.folder)
     if args.generate and not folder.exists():
@@ -36,63 +40,58 @@ def main() -> None:
         generate(folder, 5000, 100_000, "json")
 
     from kueue_doctor.doctor.gather import build_facts
-    from kueue_doctor.sim.forecast import Replicate, position, replicate_seed
+    from kueue_doctor.sim.forecast import position, replicate_seed, run_replicate
     from kueue_doctor.sim.restart import RuntimeModel, draw_runtimes, restarted
     from kueue_doctor.sources.snapshot import load_folder
 
-    t = time.perf_counter()
-    snap = load_folder(str(folder))
-    facts = build_facts(snap, timedelta(minutes=5), None)
-    load = time.perf_counter() - t
+    def timed(f):
+        """-> (value, wall seconds, CPU seconds): the machine may be shared, CPU says what it cost."""
+        w, c = time.perf_counter(), time.process_time()
+        v = f()
+        return v, time.perf_counter() - w, time.process_time() - c
+
+    def rss() -> str:
+        return f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024:.2f} GB"
+
+    (snap, facts), load, load_cpu = timed(lambda: (lambda s: (s, build_facts(s, timedelta(minutes=5), None)))(
+        load_folder(str(folder))))
     state, now = snap.state, facts.now
     release = {"version": facts.version, "gates": dict(facts.config.gates)}
     model = RuntimeModel.from_state(state, args.runtime)
-
-    t = time.perf_counter()
-    base = restarted(state, now, **release)
-    build = time.perf_counter() - t
-    t = time.perf_counter()
-    restarted(state, now, **release)
-    rebuild = time.perf_counter() - t
+    base, build, build_cpu = timed(lambda: restarted(state, now, **release))
     first_cq = sorted(base.model.queues.queues)[0]
     pending = [wi.key for wi in base.model.queues.pending_in_order(first_cq)]
     key = pending[-1]
     print(f"snapshot: {len(state.workloads)} workloads, {len(state.nodes)} nodes; target {key} "
           f"(position {len(pending)} in {first_cq})")
-    print(f"load folder + facts   {load:7.2f} s")
-    print(f"build restarted sim   {build:7.2f} s   (once)")
-    print(f"rebuild (per replicate before forks) {rebuild:7.2f} s")
+    print(f"load folder + facts   {load:7.2f} s wall {load_cpu:7.2f} s CPU")
+    print(f"build restarted sim   {build:7.2f} s wall {build_cpu:7.2f} s CPU (once)   peak RSS {rss()}")
+    if args.rebuild:
+        _, rebuild, rebuild_cpu = timed(lambda: restarted(state, now, **release))
+        print(f"rebuild (per replicate before forks) {rebuild:7.2f} s wall {rebuild_cpu:7.2f} s CPU")
+    forked, fork, fork_cpu = timed(base.fork)
+    draw_runtimes(forked, model, replicate_seed(0, 0))
+    print(f"fork + draw runtimes  {fork:7.2f} s wall {fork_cpu:7.2f} s CPU   peak RSS {rss()}")
+    del forked
 
-    forks, runs, admitted = [], [], []
-    total = time.perf_counter()
+    walls, cpus, admitted = [], [], []
+    total_wall, total_cpu = time.perf_counter(), time.process_time()
     for r in range(args.replicates):
-        t = time.perf_counter()
-        sim = base.fork()
-        draw_runtimes(sim, model, replicate_seed(0, r))
-        forks.append(time.perf_counter() - t)
-        target = sim.workloads[key]
-        rep = Replicate(replicate_seed(0, r), None)
-
-        def hook(_t: float, target=target) -> None:
-            if target.first_admitted_at is not None:
-                raise StopIteration
-        sim.progress = hook
-        t = time.perf_counter()
-        try:
-            sim.run(args.horizon)
-        except StopIteration:
-            rep.admitted_at = target.first_admitted_at
-        runs.append(time.perf_counter() - t)
+        # what forecast() does per replicate: fork, draw, run until the target is admitted, sample
+        rep, wall, cpu = timed(lambda r=r: run_replicate(base, key, model, replicate_seed(0, r), args.horizon, 300.0))
+        walls.append(wall)
+        cpus.append(cpu)
         admitted.append(rep.admitted_at)
-        print(f"replicate {r}: fork {forks[-1]:.2f} s, run {runs[-1]:.2f} s, admitted at {rep.admitted_at}",
-              flush=True)
+        print(f"replicate {r}: {wall:.2f} s wall {cpu:.2f} s CPU, admitted at {rep.admitted_at}, "
+              f"{len(rep.positions)} position samples, peak RSS {rss()}", flush=True)
         assert position(base, key, first_cq) == len(pending)   # the base is untouched
-    total = time.perf_counter() - total
+    total_wall, total_cpu = time.perf_counter() - total_wall, time.process_time() - total_cpu
     done = [a for a in admitted if a is not None]
-    print(f"fork + draw runtimes  median {statistics.median(forks):.2f} s  max {max(forks):.2f} s")
-    print(f"run to admission      median {statistics.median(runs):.2f} s  max {max(runs):.2f} s")
-    print(f"{args.replicates} replicates total {total:.1f} s ({total / args.replicates:.2f} s each); "
-          f"admitted within horizon in {len(done)}, median {statistics.median(done) if done else None} s")
+    print(f"replicate (fork + draw + run)  median {statistics.median(walls):.2f} s wall "
+          f"{statistics.median(cpus):.2f} s CPU, max {max(walls):.2f} s wall")
+    print(f"{args.replicates} replicates total {total_wall:.1f} s wall {total_cpu:.1f} s CPU "
+          f"({total_wall / args.replicates:.2f} s each); admitted within horizon in {len(done)}, "
+          f"median {statistics.median(done) if done else None} s; peak RSS {rss()}")
 
 
 if __name__ == "__main__":

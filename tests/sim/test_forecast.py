@@ -16,7 +16,7 @@ from kueue_doctor.sim.forecast import forecast, run_replicate
 from kueue_doctor.sim.restart import RuntimeModel, finished_durations, restarted, simulator_from_state
 from kueue_doctor.sim.scenario import parse_scenario
 from kueue_doctor.sim.simulator import Simulator, workload_name_of
-from kueue_doctor.sim.snapshot import snapshot_at
+from kueue_doctor.sim.snapshot import snapshot_at, write_snapshot
 from kueue_doctor.sources.snapshot import load_folder
 
 from ..paths import INCIDENTS
@@ -165,3 +165,47 @@ def test_restart_keeps_the_snapshots_admission_fair_sharing():
     sim = simulator_from_state(state, datetime(2026, 1, 1, tzinfo=UTC), RuntimeModel(fixed=600.0), 0)
     assert sim.config.admission_fair_sharing is not None
     assert sim.config.admission_fair_sharing.usage_half_life_time == 3600
+
+
+def _run_to_end(sim: Simulator, folder) -> tuple[dict, dict[str, str]]:
+    sim.run(7 * 86400)
+    summary = sim.recorder.summary()
+    summary.pop("wallSeconds", None)
+    write_snapshot(sim, folder)
+    return summary, {p.name: p.read_text() for p in sorted(folder.iterdir())}
+
+
+def test_a_fork_shares_what_no_run_writes_and_stays_independent(tmp_path):
+    """Forks of the restarted simulator share the Workloads' metadata and pod sets and the
+    cluster's other objects with their original (sim/forking.py) and copy the rest: a fork run to
+    the end leaves the original's later run byte-identical to a run of a simulator never forked,
+    and neither touches the caller's state."""
+    import pickle
+
+    _, folder = _forecast_folder(tmp_path, 2)
+    _, snap = _pending(folder)
+    facts = build_facts(snap, __import__("datetime").timedelta(minutes=5))
+    runtimes = RuntimeModel.from_state(snap.state)
+    state_before = pickle.dumps(snap.state)
+    alone = _run_to_end(simulator_from_state(snap.state, facts.now, runtimes, 9), tmp_path / "alone")
+
+    base = simulator_from_state(snap.state, facts.now, runtimes, 9)
+    fork = base.fork()
+    key = next(k for k, sw in base.workloads.items() if sw.state == "queued")
+    mine, theirs = base.workloads[key], fork.workloads[key]
+    assert theirs is not mine and theirs.obj is not mine.obj and theirs.obj.status is not mine.obj.status
+    assert theirs.spec is not mine.spec and fork.model.infos[key] is not base.model.infos[key]
+    assert theirs.obj.meta is mine.obj.meta and theirs.obj.pod_sets is mine.obj.pod_sets     # shared
+    assert fork.model.infos[key].obj is theirs.obj and fork.scn.state.workloads[key] is theirs.obj
+    cq = next(iter(base.scn.state.cluster_queues))
+    assert fork.scn.state.cluster_queues[cq] is base.scn.state.cluster_queues[cq]
+    assert fork.scn.state.cluster_queues is not base.scn.state.cluster_queues
+
+    drawn = base.scn.workloads[0].runtime
+    fork.scn.workloads[0].runtime = drawn + 1.0    # a fork's runtimes are its own (draw_runtimes)
+    assert base.scn.workloads[0].runtime == drawn
+    fork.scn.workloads[0].runtime = drawn
+    forked = _run_to_end(fork, tmp_path / "fork")
+    assert _run_to_end(base, tmp_path / "base") == alone
+    assert forked == alone
+    assert pickle.dumps(snap.state) == state_before

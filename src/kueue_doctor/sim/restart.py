@@ -10,8 +10,10 @@ soon as they are released (a TAS or node-bound forecast would need the pods' pla
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from ..api.quantity import format_amount
 from ..api.state import ClusterState
 from ..engine.workload import pod_requests
 from ..keys import WorkloadKey
+from .forking import workload_copy
 from .nodes import RUNNING, SimPod
 from .scenario import JOB, Scenario, WorkloadSpec
 from .simulator import QUEUED, RUNNING_W, Simulator, SimWorkload
@@ -94,11 +97,22 @@ def _workloads(n: int) -> str:
     return f"{n} finished workload{'' if n == 1 else 's'}"
 
 
-def _spec(w: o.Workload, key: WorkloadKey, at: float, runtime: float) -> WorkloadSpec:
+@functools.lru_cache(maxsize=4096)
+def _formatted(resource: str, amount: int) -> str:
+    return format_amount(resource, amount)   # a few distinct requests among 100,000 workloads
+
+
+def _spec(w: o.Workload, key: WorkloadKey, at: float, runtime: float, sim: Simulator) -> WorkloadSpec:
     first = w.pod_sets[0] if w.pod_sets else None
-    per_pod = pod_requests(first.template) if first is not None else {}
+    wi = sim.model.infos[key]
+    if first is None:
+        per_pod = {}
+    elif not sim.config.resource_rules.active and wi.pod_sets:
+        per_pod = wi.pod_sets[0].per_pod     # the engine read the template already, and no rule changed it
+    else:
+        per_pod = pod_requests(first.template)
     return WorkloadSpec(at=at, namespace=key.namespace, name=key.name, queue=w.queue_name,
-                        requests={r: format_amount(r, a) for r, a in per_pod.items()},
+                        requests={r: _formatted(r, a) for r, a in per_pod.items()},
                         pods=sum(ps.count for ps in w.pod_sets) or 1,
                         priority=w.priority or 0, runtime=runtime, kind=JOB)
 
@@ -120,9 +134,12 @@ def restarted(state: ClusterState, now: datetime, version: str | None = None,
     """The simulator at ``now`` before any runtime is drawn: admitted workloads hold their quota
     and do not finish, queued ones have no runtime yet. ``draw_runtimes`` on it (or on each of its
     forks, one per replicate) makes it runnable; building it is the expensive part."""
-    st = copy.deepcopy(state)
-    st.pods.clear()
-    st.nodes.clear()
+    # a copy of the state without its pods and nodes, whose Workloads share their metadata and pod
+    # sets with the caller's (a run writes neither): deep-copying 100,000 pod templates was most of it
+    memo: dict[int, Any] = {id(state.pods): {}, id(state.nodes): {}}
+    for w in state.workloads.values():
+        workload_copy(w, memo)
+    st = copy.deepcopy(state, memo)
     scn = Scenario(name="snapshot", state=st, version=version, gates=dict(gates or {}), fair_sharing=fair_sharing,
                    # as parse_scenario reads it: the snapshot's Configuration decides admission fair sharing
                    admission_fair_sharing=st.configuration.admission_fair_sharing if st.configuration else None)
@@ -143,7 +160,7 @@ def restarted(state: ClusterState, now: datetime, version: str | None = None,
                 continue    # a ConcurrentAdmission parent: its variants hold the quota
             start = _time(w, "Admitted") or _time(w, "QuotaReserved") or created
             elapsed = max(0.0, (now - start).total_seconds())
-            spec = _spec(w, key, at, 0.0)
+            spec = _spec(w, key, at, 0.0, sim)
             sw = SimWorkload(spec, key, w, state=RUNNING_W, waiting_since=at, cluster_queue=cq,
                              admitted_at=-elapsed, first_admitted_at=-elapsed, running_since=-elapsed,
                              admissions=1, admitted_true_at=-elapsed, pods_ready_at=-elapsed, was_ready=True)
@@ -154,7 +171,7 @@ def restarted(state: ClusterState, now: datetime, version: str | None = None,
             sim.recorder._usage_change(sw, +1)
         else:
             cq_name = sim.model.queues.cluster_queue_for(wi) or ""
-            spec = _spec(w, key, at, 3600.0)
+            spec = _spec(w, key, at, 3600.0, sim)
             sw = SimWorkload(spec, key, w, state=QUEUED, waiting_since=at, cluster_queue=cq_name)
             sim.workloads[key] = sw
             if cq_name:

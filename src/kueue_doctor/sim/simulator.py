@@ -34,6 +34,7 @@ from ..kueue.logvocab import REQUEUE_PREEMPTION_NO_CANDIDATES as PREEMPTION_NO_C
 from ..kueue.podsready import V1BETA1, V1BETA2, V1BETA2_CONFIG, Resolved, WaitForPodsReady, resolve
 from ..kueue.releases import KueueRelease, release_for
 from .events import EventQueue
+from .forking import fork_memo
 from .metrics import Recorder
 from .nodes import GONE, PENDING, RUNNING, TERMINATING, NodePool, SimPod, amounts
 from .perf import ApiWrites
@@ -276,7 +277,9 @@ class Simulator:
         # itertools.count is not copyable on every Python: hand both the next number instead
         n = next(self.events._seq)
         self.events._seq = itertools.count(n)
-        memo: dict[int, Any] = {id(self.events._seq): itertools.count(n), id(self.progress): None}
+        # what no run writes is shared, the per-workload objects copied one level (sim/forking.py)
+        memo = fork_memo(self)
+        memo.update({id(self.events._seq): itertools.count(n), id(self.progress): None})
         fork = copy.deepcopy(self, memo)
         # what is keyed by id() must be keyed by the copies' ids: the engine's cohort-tree cache
         # is rebuilt on demand, the TAS pods are re-keyed through the copy's memo
