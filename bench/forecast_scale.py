@@ -32,6 +32,8 @@ def main() -> None:
     ap.add_argument("--runtime", type=float, default=3600.0)
     ap.add_argument("--horizon", type=float, default=86400.0)
     ap.add_argument("--generate", action="store_true")
+    ap.add_argument("--whole", action="store_true",
+                    help="simulate the whole cluster, not only the target's cohort tree as `forecast` does")
     ap.add_argument("--rebuild", action="store_true", help="also time a second build (a replicate's cost before forks)")
     args = ap.parse_args()
     folder = Path(args.folder)
@@ -43,6 +45,7 @@ def main() -> None:
     from kueue_doctor.sim.forecast import position, replicate_seed, run_replicate
     from kueue_doctor.sim.restart import RuntimeModel, draw_runtimes, restarted
     from kueue_doctor.sources.snapshot import load_folder
+    from kueue_doctor.whatif.replay import scoped
 
     def timed(f):
         """-> (value, wall seconds, CPU seconds): the machine may be shared, CPU says what it cost."""
@@ -58,11 +61,15 @@ def main() -> None:
     state, now = snap.state, facts.now
     release = {"version": facts.version, "gates": dict(facts.config.gates)}
     model = RuntimeModel.from_state(state, args.runtime)
+    first_cq = sorted(state.cluster_queues)[0]
+    whole = state
+    if not args.whole:   # as the command simulates: the target's cohort tree alone
+        state = scoped(state, first_cq)
     base, build, build_cpu = timed(lambda: restarted(state, now, **release))
-    first_cq = sorted(base.model.queues.queues)[0]
     pending = [wi.key for wi in base.model.queues.pending_in_order(first_cq)]
     key = pending[-1]
-    print(f"snapshot: {len(state.workloads)} workloads, {len(state.nodes)} nodes; target {key} "
+    print(f"snapshot: {len(whole.workloads)} workloads, {len(whole.nodes)} nodes; simulated "
+          f"{len(state.cluster_queues)} ClusterQueues, {len(state.workloads)} workloads; target {key} "
           f"(position {len(pending)} in {first_cq})")
     print(f"load folder + facts   {load:7.2f} s wall {load_cpu:7.2f} s CPU")
     print(f"build restarted sim   {build:7.2f} s wall {build_cpu:7.2f} s CPU (once)   peak RSS {rss()}")
