@@ -32,6 +32,7 @@ def main() -> None:
     ap.add_argument("--runtime", type=float, default=3600.0)
     ap.add_argument("--horizon", type=float, default=86400.0)
     ap.add_argument("--generate", action="store_true")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="replicates in this many processes, as forecast -j")
     ap.add_argument("--whole", action="store_true",
                     help="simulate the whole cluster, not only the target's cohort tree as `forecast` does")
     ap.add_argument("--rebuild", action="store_true", help="also time a second build (a replicate's cost before forks)")
@@ -42,7 +43,7 @@ def main() -> None:
         generate(folder, 5000, 100_000, "json")
 
     from kueue_doctor.doctor.gather import build_facts
-    from kueue_doctor.sim.forecast import position, replicate_seed, run_replicate
+    from kueue_doctor.sim.forecast import position, replicate_seed, run_replicate, run_replicates
     from kueue_doctor.sim.restart import RuntimeModel, draw_runtimes, restarted
     from kueue_doctor.sources.snapshot import load_folder
     from kueue_doctor.whatif.replay import scoped
@@ -81,6 +82,16 @@ def main() -> None:
     print(f"fork + draw runtimes  {fork:7.2f} s wall {fork_cpu:7.2f} s CPU   peak RSS {rss()}")
     del forked
 
+    if args.jobs > 1:   # as `forecast -j`: forked workers, the replicates in seed order
+        seeds = [replicate_seed(0, r) for r in range(args.replicates)]
+        reps, total_wall, _ = timed(lambda: run_replicates(base, key, model, seeds, args.horizon, 300.0, args.jobs))
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = [r.admitted_at for r in reps if r.admitted_at is not None]
+        print(f"{args.replicates} replicates in {args.jobs} processes: {total_wall:.1f} s wall, "
+              f"{children.ru_utime + children.ru_stime:.1f} s CPU in the workers "
+              f"({total_wall / args.replicates:.2f} s wall each); admitted within horizon in {len(done)}, "
+              f"median {statistics.median(done) if done else None} s")
+        return
     walls, cpus, admitted = [], [], []
     total_wall, total_cpu = time.perf_counter(), time.process_time()
     for r in range(args.replicates):
@@ -99,7 +110,6 @@ def main() -> None:
     print(f"{args.replicates} replicates total {total_wall:.1f} s wall {total_cpu:.1f} s CPU "
           f"({total_wall / args.replicates:.2f} s each); admitted within horizon in {len(done)}, "
           f"median {statistics.median(done) if done else None} s; peak RSS {rss()}")
-
 
 if __name__ == "__main__":
     main()

@@ -209,3 +209,14 @@ def test_a_fork_shares_what_no_run_writes_and_stays_independent(tmp_path):
     assert _run_to_end(base, tmp_path / "base") == alone
     assert forked == alone
     assert pickle.dumps(snap.state) == state_before
+
+
+def test_replicates_in_two_processes_give_the_same_forecast():
+    from click.testing import CliRunner
+
+    from kueue_doctor.cli import cli
+    argv = ["forecast", "perception/pytorchjob-bevfusion-pretrain-r12-92dbb",
+            str(INCIDENTS / "01-strictfifo-head-of-line-blocking"), "-r", "12", "-o", "json"]
+    one = CliRunner().invoke(cli, [*argv, "-j", "1"], catch_exceptions=False)
+    two = CliRunner().invoke(cli, [*argv, "-j", "2"], catch_exceptions=False)
+    assert one.exit_code == two.exit_code == 0 and one.stdout == two.stdout

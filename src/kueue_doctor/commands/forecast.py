@@ -1,6 +1,7 @@
 """``kueue-doctor forecast NAME``: when will this pending workload be admitted?"""
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -28,11 +29,13 @@ KIND = "Forecast"
               help="Runtime of every workload (e.g. 2h) instead of the finished workloads' durations.")
 @click.option("--horizon", default="7d", show_default=True, metavar="DURATION",
               help="How far ahead to simulate; later admissions are reported as beyond it.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0),
+              help="Replicates run in this many processes (0: one per CPU); the forecast does not depend on it.")
 @now_option
 def command(workload: str, folder: str | None, namespace: str | None, all_namespaces: bool,
             kubeconfig: str | None, kube_context: str | None, in_cluster: bool, out: Output, html: str | None,
             replicates: int,
-            seed: int, runtime: str | None, horizon: str, now_text: str | None) -> None:
+            seed: int, runtime: str | None, horizon: str, jobs: int, now_text: str | None) -> None:
     """When will a pending workload be admitted? Runs the simulator from the snapshot (or the
     live cluster) forward REPLICATES times, each drawing the runtimes still to come (from the
     durations of finished workloads of the same ClusterQueue, a Job's activeDeadlineSeconds, or
@@ -112,7 +115,8 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     doc["simulated"] = {"clusterQueues": len(part.cluster_queues), "workloads": len(part.workloads),
                         "scope": "all" if part is state else "its cohort tree"}
     with phase(f"forecasting {key} ({replicates} replicates)"):
-        doc["forecast"] = forecast(part, now, key, model, replicates, seed, end, **release)
+        doc["forecast"] = forecast(part, now, key, model, replicates, seed, end,
+                                   workers=jobs or (os.cpu_count() or 1), **release)
     emit()
 
 

@@ -83,11 +83,40 @@ def ahead_of(model: AdmissionModel, key: WorkloadKey) -> tuple[str, list[Workloa
     return cq, order[:order.index(key)] if key in order else order
 
 
+# what the forked workers run replicates of (inherited through fork, never pickled)
+_SHARED: dict[str, Any] = {}
+
+
+def _replicate_in_worker(rep_seed: int) -> Replicate:
+    a = _SHARED
+    return run_replicate(a["base"], a["key"], a["runtimes"], rep_seed, a["horizon"], a["sample_every"])
+
+
+def run_replicates(base: Simulator, key: WorkloadKey, runtimes: RuntimeModel, seeds: list[int], horizon: float,
+                   sample_every: float, workers: int = 1) -> list[Replicate]:
+    """The replicates in seed order, in ``workers`` forked processes when there are several:
+    each replicate is its own fork of ``base`` with its own seed, so the result does not depend
+    on how many workers ran them (tested)."""
+    import multiprocessing
+    workers = min(workers, len(seeds))
+    # fork: the children get the built simulator as it is, nothing pickled; they touch no
+    # stream or lock the parent's threads (a progress spinner) may hold, and return results only
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [run_replicate(base, key, runtimes, s, horizon, sample_every) for s in seeds]
+    _SHARED.update(base=base, key=key, runtimes=runtimes, horizon=horizon, sample_every=sample_every)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_replicate_in_worker, seeds, chunksize=1)
+    finally:
+        _SHARED.clear()
+
+
 def forecast(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: RuntimeModel, replicates: int,
-             seed: int, horizon: float, sample_every: float = 300.0, **release: Any) -> dict[str, Any]:
+             seed: int, horizon: float, sample_every: float = 300.0, workers: int = 1,
+             **release: Any) -> dict[str, Any]:
     base = restarted(state, now, **release)
-    reps = [run_replicate(base, key, runtimes, replicate_seed(seed, r), horizon, sample_every)
-            for r in range(replicates)]
+    reps = run_replicates(base, key, runtimes, [replicate_seed(seed, r) for r in range(replicates)], horizon,
+                          sample_every, workers)
     times = [r.admitted_at if r.admitted_at is not None else math.inf for r in reps]
     admitted = [t for t in times if math.isfinite(t)]
     pct = {f"p{q}": nearest_rank(times, q) for q in (10, 50, 90)}
