@@ -10,7 +10,8 @@ from . import objects as o
 from .state import ClusterState
 
 
-def _time(w: o.Workload, ctype: str) -> datetime | None:
+def condition_time(w: o.Workload, ctype: str) -> datetime | None:
+    """When the condition last became True; None when it is not True."""
     c = w.condition(ctype)
     return c.last_transition_time if c is not None and c.status == "True" else None
 
@@ -20,8 +21,8 @@ def finished_durations(state: ClusterState) -> dict[str, list[float]]:
     ClusterQueue (Kueue keeps a finished workload's admission and conditions)."""
     out: dict[str, list[float]] = {}
     for w in state.workloads.values():
-        end = _time(w, "Finished")
-        start = _time(w, "Admitted") or _time(w, "QuotaReserved")
+        end = condition_time(w, "Finished")
+        start = condition_time(w, "Admitted") or condition_time(w, "QuotaReserved")
         if end is None or start is None or w.status.admission is None:
             continue
         seconds = (end - start).total_seconds()

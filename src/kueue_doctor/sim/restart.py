@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..api import objects as o
-from ..api.history import finished_durations, job_deadlines
+from ..api.history import condition_time, finished_durations, job_deadlines
 from ..api.quantity import format_amount
 from ..api.state import ClusterState
 from ..engine.workload import pod_requests
@@ -27,11 +27,6 @@ from .forking import workload_copy
 from .nodes import RUNNING, SimPod
 from .scenario import JOB, Scenario, WorkloadSpec
 from .simulator import QUEUED, RUNNING_W, Simulator, SimWorkload
-
-
-def _time(w: o.Workload, ctype: str) -> datetime | None:
-    c = w.condition(ctype)
-    return c.last_transition_time if c is not None and c.status == "True" else None
 
 
 @dataclass
@@ -158,7 +153,7 @@ def restarted(state: ClusterState, now: datetime, version: str | None = None,
             cq = w.status.admission.cluster_queue
             if key not in sim.model.snapshot.workload_cq:
                 continue    # a ConcurrentAdmission parent: its variants hold the quota
-            start = _time(w, "Admitted") or _time(w, "QuotaReserved") or created
+            start = condition_time(w, "Admitted") or condition_time(w, "QuotaReserved") or created
             elapsed = max(0.0, (now - start).total_seconds())
             spec = _spec(w, key, at, 0.0, sim)
             sw = SimWorkload(spec, key, w, state=RUNNING_W, waiting_since=at, cluster_queue=cq,
