@@ -114,37 +114,28 @@ def with_workloads(state: ClusterState, changed: dict[WorkloadKey, o.Workload]) 
     return dataclasses.replace(state, workloads={**state.workloads, **changed})
 
 
-def deactivated(state: ClusterState, keys: list[WorkloadKey]) -> ClusterState:
+def deactivated(state: ClusterState, keys: list[WorkloadKey],
+                owned: dict[WorkloadKey, list[o.Pod]] | None = None) -> ClusterState:
     """``spec.active: false`` on each: Kueue's workload controller evicts a deactivated workload
     that holds quota (upstream pkg/controller/core/workload_controller.go ``Reconcile``, eviction
     reason ``Deactivated``) and its quota is released; the engine's snapshot leaves inactive
     workloads out (engine/snapshot.py ``build_snapshot``). Its pods go too: ``settled``."""
-    return settled(with_workloads(state, {k: dataclasses.replace(state.workloads[k], active=False) for k in keys}))
+    changed = with_workloads(state, {k: dataclasses.replace(state.workloads[k], active=False) for k in keys})
+    return settled(changed, owned)
 
 
-def settled(state: ClusterState) -> ClusterState:
+def settled(state: ClusterState, owned: dict[WorkloadKey, list[o.Pod]] | None = None) -> ClusterState:
     """The state once deactivations take effect: the pods of a deactivated workload gone (its Job
     is suspended, its pods deleted), as its quota is released. That is what frees a TAS domain's
     nodes of a workload TAS does not place, and what a snapshot taken after a ``finish`` patch
-    has settled shows."""
+    has settled shows. ``owned``: ``api.pods.index_pods`` of the state's pods, when the caller
+    keeps it (a search changes workloads, never which pods belong to which)."""
     inactive = [k for k, w in state.workloads.items() if not w.active]
     if not state.pods or not inactive:
         return state
-    owned = _owned(state)
+    if owned is None:
+        owned = index_pods(state)[0]
     gone = {(pod.meta.namespace, pod.meta.name) for k in inactive for pod in owned.get(k, [])}
     if not gone:
         return state
     return dataclasses.replace(state, pods={pk: pod for pk, pod in state.pods.items() if pk not in gone})
-
-
-# the search's trial states share the snapshot's pods and change only workloads' fields, never
-# the owner links: index the pods once per snapshot
-_OWNED: list[tuple[Any, set[WorkloadKey], dict[WorkloadKey, list[o.Pod]]]] = []
-
-
-def _owned(state: ClusterState) -> dict[WorkloadKey, list[o.Pod]]:
-    if _OWNED and _OWNED[0][0] is state.pods and state.workloads.keys() == _OWNED[0][1]:
-        return _OWNED[0][2]
-    owned, _ = index_pods(state)
-    _OWNED[:] = [(state.pods, set(state.workloads), owned)]
-    return owned

@@ -8,6 +8,7 @@ in these); the answer is then checked to be the smallest: one step less does not
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..api import objects as o
+from ..api.pods import index_pods
 from ..api.quantity import format_amount, is_bytes
 from ..api.state import ClusterState
 from ..duration import go
@@ -60,6 +62,15 @@ class Search:
     # of the whole snapshot, not the scoped tree: how long workloads ran, and their Jobs' deadlines
     history: dict[str, list[float]] = field(default_factory=dict)
     deadlines: dict[WorkloadKey, float] = field(default_factory=dict)
+
+    @functools.cached_property
+    def owned(self) -> dict[WorkloadKey, list[o.Pod]]:
+        """Which pods are whose: the same for every trial state (they change workloads' fields only)."""
+        return index_pods(self.state)[0]
+
+    def finished(self, keys: list[WorkloadKey]) -> ClusterState:
+        """The state with these workloads deactivated, their quota and pods gone."""
+        return p.deactivated(self.state, keys, self.owned if self.state.pods else None)
 
     def admits(self, state: ClusterState) -> Outcome:
         self.trials += 1
@@ -167,14 +178,14 @@ def _elapsed(w: o.Workload, now: datetime) -> float | None:
     return max(0.0, (now - adm.last_transition_time).total_seconds())
 
 
-def typical_end(history: dict[str, list[float]], cq: str, elapsed: float | None,
+def typical_end(history: dict[str, list[float]], pooled: list[float], cq: str, elapsed: float | None,
                 bound: float | None) -> tuple[float | None, str]:
     """The median time still to run of a workload that has run ``elapsed`` seconds, among the
-    finished workloads of its ClusterQueue (of the snapshot when its queue has none) that ran
-    longer than that (as the forecast draws them), capped by ``bound``; and which history."""
+    finished workloads of its ClusterQueue (``pooled``, the snapshot's, when its queue has none)
+    that ran longer than that (as the forecast draws them), capped by ``bound``; and which history."""
     seen, where = history.get(cq), f"ClusterQueue {cq}"
     if not seen:
-        seen, where = sorted(d for v in history.values() for d in v), "the snapshot"
+        seen, where = pooled, "the snapshot"
     if elapsed is None or not seen:
         return None, ""
     longer = [d for d in seen if d > elapsed]
@@ -213,6 +224,7 @@ def running(s: Search, cqs: set[str], flavors: set[str] | None = None) -> list[R
     if flavors is None:
         flavors = {f.name for g in s.state.cluster_queues[s.cq].resource_groups for f in g.flavors}
     wanted = set(s.requests())
+    pooled = sorted(d for v in s.history.values() for d in v)
     out = []
     for k, w in sorted(s.state.workloads.items()):
         adm = w.status.admission
@@ -225,7 +237,7 @@ def running(s: Search, cqs: set[str], flavors: set[str] | None = None) -> list[R
         if not any(f in flavors and r in wanted for (f, r), _ in usage):
             continue
         bound = expected_end(w, s.now, s.deadlines.get(k))
-        typical, source = typical_end(s.history, adm.cluster_queue, _elapsed(w, s.now), bound)
+        typical, source = typical_end(s.history, pooled, adm.cluster_queue, _elapsed(w, s.now), bound)
         out.append(Running(k, adm.cluster_queue, usage, bound, typical, source))
     return out
 
@@ -296,7 +308,7 @@ def finish_changes(s: Search) -> Iterator[dict[str, Any]]:
             if s.trials >= TRIAL_BUDGET:
                 s.budget_spent = True
                 break
-            out = s.admits(p.deactivated(s.state, [r.key for r in chosen]))
+            out = s.admits(s.finished([r.key for r in chosen]))
             if out.admitted:
                 yield _finish_suggestion(s, chosen, out, exhaustive=True)
                 return
@@ -322,7 +334,7 @@ def _hopeless_alone(s: Search, classes: dict[tuple, list[Running]]) -> set[Workl
         if len(reps) < 2:
             continue
         top = max(reps, key=lambda r: (r.size(), r.key))
-        if all(_dominates(top, r) for r in reps) and not s.admits(p.deactivated(s.state, [top.key])).admitted:
+        if all(_dominates(top, r) for r in reps) and not s.admits(s.finished([top.key])).admitted:
             out.update(r.key for r in reps)
     return out
 
@@ -332,21 +344,21 @@ def _greedy_finish(s: Search, cands: list[Running]) -> Iterator[dict[str, Any]]:
     (by bisection), then each member dropped in turn while it still admits."""
     order = sorted(cands, key=lambda r: (tuple(-x for x in r.size()), r.key))
     keys = [r.key for r in order]
-    if not s.admits(p.deactivated(s.state, keys)).admitted:
+    if not s.admits(s.finished(keys)).admitted:
         return
     lo, hi = 0, len(order)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if s.admits(p.deactivated(s.state, keys[:mid])).admitted:
+        if s.admits(s.finished(keys[:mid])).admitted:
             hi = mid
         else:
             lo = mid
     chosen = order[:hi]
     for r in sorted(chosen, key=lambda r: (r.size(), r.key)):
         rest = [c for c in chosen if c is not r]
-        if rest and s.admits(p.deactivated(s.state, [c.key for c in rest])).admitted:
+        if rest and s.admits(s.finished([c.key for c in rest])).admitted:
             chosen = rest
-    out = s.admits(p.deactivated(s.state, [c.key for c in chosen]))
+    out = s.admits(s.finished([c.key for c in chosen]))
     if out.admitted:
         yield _finish_suggestion(s, chosen, out, exhaustive=False)
 
