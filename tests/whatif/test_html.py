@@ -58,3 +58,11 @@ def test_diff_page_has_a_before_after_row_per_queue_and_the_reasons(tmp_path):
     row = re.search(r'<tr class="broken"><td>planning</td><td>holds</td><td>over-nominal</td>', html)
     assert row, html[:2000]
     assert "Plotly" not in html
+
+
+def test_the_band_reads_a_position_of_none_as_no_longer_queued():
+    from kueue_doctor.report.charts import admission_band
+    fig = admission_band([100.0, None], [[(0.0, 2), (60.0, None)], [(0.0, 3), (60.0, 2)]],
+                         {"p10": 100.0, "p50": None, "p90": None}, 600.0)
+    low = fig.data[1].y          # the band's lower edge: the first future's position, 0 once gone
+    assert low[0] == 2 and low[-1] == 0

@@ -375,7 +375,7 @@ def admission_band(admitted_after: Sequence[float | None], positions: Sequence[S
         for i, rep in enumerate(positions):
             if rep:
                 ts = np.array([t for t, _ in rep])
-                ps = np.array([p for _, p in rep], dtype=float)
+                ps = np.array([p or 0 for _, p in rep], dtype=float)   # None: no longer queued
                 at = np.searchsorted(ts, grid, side="right") - 1
                 row = np.where(at >= 0, ps[np.clip(at, 0, None)], ps[0])
                 a = admitted_after[i]
@@ -398,7 +398,7 @@ def admission_band(admitted_after: Sequence[float | None], positions: Sequence[S
     fig.update_xaxes(title_text=f"time after the snapshot ({unit})", row=2, col=1)
     fig.update_yaxes(title_text="futures admitted", tickformat=".0%", range=[0, 1.05], gridcolor="#e6e6e6", row=1,
                      col=1)
-    top = max((p for rep in positions for _, p in rep), default=1)
+    top = max((p or 0 for rep in positions for _, p in rep), default=1)
     fig.update_yaxes(title_text="position in queue", rangemode="tozero", tickformat="d", gridcolor="#e6e6e6",
                      dtick=1 if top <= 10 else None, row=2, col=1)
     return fig
