@@ -85,7 +85,7 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     running = [(k, x.status.admission.cluster_queue) for k, x in state.workloads.items()
                if x.is_true("QuotaReserved") and x.status.admission is not None and not x.is_true("Finished")]
     if not model.known(key, cq) or any(not model.known(k, q) for k, q in running):
-        if admits_at_next_cycle(state, key, cq, now):
+        if admits_at_next_cycle(state, facts.config, key, cq, now):
             # no runtime decides it: every future admits it at the first cycle, before anything ends
             from ..sim.perturb import replicate_seed
             zero = dict.fromkeys(("p10", "p50", "p90"), 0.0)
@@ -120,10 +120,9 @@ def command(workload: str, folder: str | None, namespace: str | None, all_namesp
     emit()
 
 
-def admits_at_next_cycle(state: Any, key: Any, cq: str, now: Any) -> bool:
+def admits_at_next_cycle(state: Any, config: Any, key: Any, cq: str, now: Any) -> bool:
     """The engine's cycles at the snapshot's instant admit it with nothing preempted on the way
     (whatif's check): then no runtime and no grace period decides when."""
-    from ..doctor.gather import engine_config
     from ..whatif.replay import replay, scoped
-    out = replay(scoped(state, cq), engine_config(state), key, now)
+    out = replay(scoped(state, cq), config, key, now)
     return out.admitted and not out.preempted
