@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from ..keys import WorkloadKey
 from ..kueue.constants import JOB_CONTROLLER_UID_LABELS as JOB_UID_LABELS
+from ..kueue.constants import JOB_UID_LABEL, WORKLOAD_ANNOTATION
 from ..kueue.constants import POD_GROUP_NAME_LABEL as POD_GROUP_LABEL
-from ..kueue.constants import WORKLOAD_ANNOTATION
 from . import objects as o
 from .state import ClusterState
 
@@ -20,7 +20,7 @@ def index_pods(state: ClusterState) -> tuple[dict[WorkloadKey, list[o.Pod]], dic
         for ref in w.meta.owner_references:
             if ref.get("uid"):
                 by_owner[str(ref["uid"])] = k
-        job_uid = w.meta.labels.get("kueue.x-k8s.io/job-uid")
+        job_uid = w.meta.labels.get(JOB_UID_LABEL)
         if job_uid:
             by_owner[job_uid] = k
     pods: dict[WorkloadKey, list[o.Pod]] = defaultdict(list)
