@@ -220,3 +220,32 @@ def test_replicates_in_two_processes_give_the_same_forecast():
     one = CliRunner().invoke(cli, [*argv, "-j", "1"], catch_exceptions=False)
     two = CliRunner().invoke(cli, [*argv, "-j", "2"], catch_exceptions=False)
     assert one.exit_code == two.exit_code == 0 and one.stdout == two.stdout
+
+
+@pytest.mark.parametrize("model", [RuntimeModel(fixed=1200.0), RuntimeModel(deadlines={})],
+                         ids=["fixed", "no-history"])
+def test_runtimes_no_seed_draws_run_once_and_match_every_replicate_run(tmp_path, model, monkeypatch):
+    """With runtimes no seed changes, forecast runs one replicate for all of them: the band is
+    the one running each seed's replicate gives."""
+    import kueue_doctor.sim.forecast as fc
+    from kueue_doctor.sim.forecast import run_replicates
+    from kueue_doctor.sim.perturb import replicate_seed
+    _, folder = _forecast_folder(tmp_path, 1)
+    pending, snap = _pending(folder)
+    facts = build_facts(snap, __import__("datetime").timedelta(minutes=5))
+    target = pending[-1]
+    if not model.fixed:   # deadlines only: every pending workload of the snapshot gets one
+        model = RuntimeModel(deadlines=dict.fromkeys(snap.state.workloads, 900.0))
+    assert model.deterministic
+    runs = []
+    monkeypatch.setattr(fc, "run_replicate", lambda *a: runs.append(a[3]) or run_replicate(*a))
+    got = forecast(snap.state, facts.now, target, model, 4, 3, 7 * 86400)
+    assert len(runs) == 1
+    monkeypatch.undo()
+    seeds = [replicate_seed(3, r) for r in range(4)]
+    each = run_replicates(restarted(snap.state, facts.now), target, model, seeds, 7 * 86400, 300.0)
+    assert [r["seed"] for r in got["replicates"]] == seeds
+    assert [(r["admittedAfterSeconds"], r["positions"]) for r in got["replicates"]] == \
+        [(r.admitted_at, [list(p) for p in r.positions]) for r in each]
+    assert got["admittedWithinHorizon"] == 4
+    assert not RuntimeModel.from_state(snap.state).deterministic   # the folder has a history

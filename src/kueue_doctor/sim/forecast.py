@@ -115,8 +115,14 @@ def forecast(state: ClusterState, now: datetime, key: WorkloadKey, runtimes: Run
              seed: int, horizon: float, sample_every: float = 300.0, workers: int = 1,
              **release: Any) -> dict[str, Any]:
     base = restarted(state, now, **release)
-    reps = run_replicates(base, key, runtimes, [replicate_seed(seed, r) for r in range(replicates)], horizon,
-                          sample_every, workers)
+    seeds = [replicate_seed(seed, r) for r in range(replicates)]
+    if runtimes.deterministic and seeds:
+        # the seed only draws runtimes, and none is drawn: every replicate is this one run
+        # (tested against running them all)
+        one = run_replicate(base, key, runtimes, seeds[0], horizon, sample_every)
+        reps = [Replicate(s, one.admitted_at, list(one.positions)) for s in seeds]
+    else:
+        reps = run_replicates(base, key, runtimes, seeds, horizon, sample_every, workers)
     times = [r.admitted_at if r.admitted_at is not None else math.inf for r in reps]
     admitted = [t for t in times if math.isfinite(t)]
     pct = {f"p{q}": nearest_rank(times, q) for q in (10, 50, 90)}

@@ -49,6 +49,12 @@ class RuntimeModel:
                    for cq, v in self.history.items() if v}
         return RuntimeModel(self.fixed, history, dict(self.deadlines))
 
+    @property
+    def deterministic(self) -> bool:
+        """Whether every draw gives the same runtimes whatever the seed: a fixed runtime, or no
+        history at all (deadlines only). Then every replicate is the same run."""
+        return self.fixed is not None or not any(self.history.values())
+
     def pooled(self) -> list[float]:
         return sorted(d for v in self.history.values() for d in v)
 
