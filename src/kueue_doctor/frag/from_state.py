@@ -22,8 +22,8 @@ from .policies import POLICIES
 from .shapes import NodeShape, PodShape
 from .slots import count_slots
 
-__all__ = ["GPU_RESOURCES", "MODEL_LABELS", "bound_pods", "empty_node_shape", "node_shape", "node_shapes",
-           "pod_shape", "queue_demands", "queue_fragmentation", "shape_of"]
+__all__ = ["GPU_RESOURCES", "MODEL_LABELS", "bound_pods", "empty_node_shape", "node_model", "node_shape",
+           "node_shapes", "pod_shape", "queue_demands", "queue_fragmentation", "shape_of"]
 
 MODEL_LABELS = ("nvidia.com/gpu.product", "gpu-card-model", "alibabacloud.com/gpu-card-model",
                 "cloud.google.com/gke-accelerator")
@@ -42,7 +42,7 @@ def pod_shape(spec: o.PodSpec, meta: o.Meta | None = None,
     return shape_of(pod_needs(spec, meta, flavors))
 
 
-def _node_model(labels: dict[str, str]) -> str:
+def node_model(labels: dict[str, str]) -> str:
     for key in MODEL_LABELS:
         if key in labels:
             return labels[key]
@@ -52,7 +52,7 @@ def _node_model(labels: dict[str, str]) -> str:
 def node_shape(info: NodeInfo) -> NodeShape:
     """What is free on the model's node now (memory rounded down to MiB)."""
     return NodeShape(name=info.name, cpu_free=info.free("cpu"), mem_free=info.free("memory") // MIB,
-                     gpu_free=tuple(info.gpu_free), model=_node_model(info.terms.labels), terms=info.terms,
+                     gpu_free=tuple(info.gpu_free), model=node_model(info.terms.labels), terms=info.terms,
                      live=info)
 
 

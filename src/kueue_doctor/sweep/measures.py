@@ -53,7 +53,9 @@ def _gpu_utilisation(sim: Simulator) -> float:
     return _r(used / (capacity * t) * 100.0) if capacity and t > 0 else math.nan
 
 
-def measure(sim: Simulator, focus: list[str]) -> dict[str, Any]:
+def measure(sim: Simulator, focus: list[str], cluster: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The row's measures; ``cluster`` adds measures of the whole cluster taken during the run
+    (the fragmentation probe's), placed after ``gpuUtilisation``."""
     rec = sim.recorder
     queues = sorted(focus or sim.model.snapshot.cluster_queues)
     waits = waits_by_queue(sim)
@@ -81,6 +83,7 @@ def measure(sim: Simulator, focus: list[str]) -> dict[str, Any]:
         "admissions": sum(rec.admissions.get(cq, 0) for cq in queues),
         "unadmitted": unadmitted,
         "gpuUtilisation": _gpu_utilisation(sim),
+        **(cluster or {}),
         "admitted": sum(1 for sw in sim.workloads.values() if sw.first_admitted_at is not None),
         "preempted": sum(1 for sw in sim.workloads.values() if sw.preemptions),
         "finished": sum(1 for sw in sim.workloads.values() if sw.finished_at is not None),

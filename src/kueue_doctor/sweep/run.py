@@ -10,6 +10,7 @@ from typing import Any
 from ..sim.perturb import perturb, replicate_seed
 from ..sim.scenario import Scenario
 from ..sim.simulator import Simulator
+from .fragmentation import FragmentationProbe
 from .measures import measure
 from .spec import Configuration, Parameter
 
@@ -36,8 +37,10 @@ def run_one(base_bytes: bytes, job: Job, config: Configuration, replicate: int) 
     configure(scn, job, config)
     seed = replicate_seed(job.seed, replicate)
     perturb(scn, dict(job.jitter), seed)
-    sim = Simulator(scn).run(job.until)
+    sim = Simulator(scn)
+    probe = sim.progress = FragmentationProbe(sim)
+    sim.run(job.until)
     row: dict[str, Any] = {"config": config.index, "configId": config.id, "replicate": replicate, "seed": seed}
     row.update({f"param.{k}": v for k, v in config.values.items()})
-    row.update(measure(sim, list(job.focus)))
+    row.update(measure(sim, list(job.focus), probe.measures()))
     return row

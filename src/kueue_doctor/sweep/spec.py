@@ -23,7 +23,7 @@ from .knobs import Knob, parse_knob
 
 KIND = "Sweep"
 MEASURES = ("p50Wait", "p90Wait", "violationSeconds", "usagePercent", "preemptions", "admissions")
-CLUSTER_MEASURES = ("gpuUtilisation", "admitted", "preempted", "finished")
+CLUSTER_MEASURES = ("gpuUtilisation", "fragmentation", "fragmentedGpus", "admitted", "preempted", "finished")
 
 
 @dataclass(frozen=True)
