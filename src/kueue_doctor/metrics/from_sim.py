@@ -3,28 +3,33 @@
 The simulator keeps Kueue's cache (``sim.model``) and Kubernetes' side (``sim.workloads``,
 ``sim.pool``) itself, so the guarantee is evaluated on them directly, with the same
 ``guarantee.Evaluator`` the doctor uses. Causes need the doctor's full recipe on a gathered
-folder; the simulator's snapshot writer provides one when it is available.
+folder; the simulator's snapshot writer provides one when it is available, and the same folder
+gives the series that need the workloads as Kueue wrote them (pending reasons) and the TAS facts.
 """
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ..guarantee import DEFAULT_MIN_WAIT, Evaluator
 from ..sim.nodes import TERMINATING
 from ..sim.observe import observations
 from ..sim.simulator import EVICTED
-from .upstream import sim_upstream
+from .topology import topology_rows
+from .upstream import sim_upstream, snapshot_upstream
 from .view import View, all_queues, cause_queues, free_slot_rows, guarantee_rows, pending_rows, tree_rows
 
 
-def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT,
-                  causes: dict[str, tuple[str, ...]] | None = None) -> View:
+def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT, written: Written | None = None) -> View:
+    """The live simulation; the causes, pending reasons and TAS series come from ``written``
+    (the last refresh's folder), absent without one."""
     model = sim.model
     esnap = model.snapshot
     now = sim.dt(sim.now)
     cqs = all_queues(esnap)
-    view = View(now=now, cluster_queues=sorted(cqs), causes=causes, kueue_version=sim.kueue.label)
+    view = View(now=now, cluster_queues=sorted(cqs), causes=written.causes if written else None,
+                kueue_version=sim.kueue.label)
     guarantees, pending = {}, []
     evaluator = Evaluator(esnap.flavors, sim.config, min_wait)
     observed = observations(sim, include_inactive=True)
@@ -50,13 +55,27 @@ def view_from_sim(sim, min_wait: timedelta = DEFAULT_MIN_WAIT,
     if sim.pool:
         free_slot_rows(view, cqs, pending, esnap.flavors, sim.pool.infos)
     view.upstream = sim_upstream(sim, cqs)
+    if written is not None:
+        view.upstream.unadmitted, view.upstream.lq_unadmitted = written.unadmitted, written.lq_unadmitted
+        view.topology_free = dict(written.topology_free)
     return view
 
 
-def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> dict[str, tuple[str, ...]] | None:
-    """The doctor's causes for the simulated cluster as it stands, through the folder the
-    simulator can write; None when this build has no snapshot writer. Only the writing holds
-    ``lock`` (the simulation waits for it); the diagnosis runs on the written copy."""
+@dataclass
+class Written:
+    """What the exporter reads from the folder the simulator writes at each refresh: the doctor's
+    causes, and the series that need Kueue's side as a gathering reads it (the workloads' pending
+    reasons, the TAS facts), as of that refresh."""
+    causes: dict[str, tuple[str, ...]]
+    unadmitted: dict[tuple[str, str, str], int] | None = None
+    lq_unadmitted: dict[tuple[str, str, str, str, str], int] | None = None
+    topology_free: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+
+
+def sim_written(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> Written | None:
+    """The simulated cluster as it stands, through the folder the simulator can write; None when
+    this build has no snapshot writer. Only the writing holds ``lock`` (the simulation waits for
+    it); the diagnosis runs on the written copy."""
     try:
         from ..sim.snapshot import write_snapshot
     except ImportError:
@@ -66,4 +85,10 @@ def sim_causes(sim, lock, min_wait: timedelta = DEFAULT_MIN_WAIT) -> dict[str, t
     with tempfile.TemporaryDirectory(prefix="kueue-doctor-serve-") as tmp:
         with lock:
             write_snapshot(sim, tmp)
-        return cause_queues(diagnose(load_folder(tmp), min_wait).causes)
+        diag = diagnose(load_folder(tmp), min_wait)
+    facts = diag.facts
+    esnap = facts.model.snapshot
+    rows = snapshot_upstream(facts, {**esnap.cluster_queues, **esnap.inactive})
+    view = View(now=facts.now)
+    topology_rows(view, facts)
+    return Written(cause_queues(diag.causes), rows.unadmitted, rows.lq_unadmitted, view.topology_free)

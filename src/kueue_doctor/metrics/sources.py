@@ -16,9 +16,13 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .view import View
+
+if TYPE_CHECKING:
+    from .from_sim import Written
 
 
 class Source:
@@ -169,7 +173,7 @@ class SimSource(Source):
         self.speed = speed
         self.lock = threading.Lock()
         self.end = self.sim.settings.duration
-        self._causes: dict[str, tuple[str, ...]] | None = None
+        self._written: Written | None = None     # the last refresh's written folder, read
         self._causes_at: float | None = None
         self.sim.start(sample=False)   # no sampling: the exporter is the sampler here
         self.started = time.monotonic()
@@ -189,7 +193,7 @@ class SimSource(Source):
             self.sim.advance(until)
 
     def tick(self) -> None:
-        from .from_sim import sim_causes
+        from .from_sim import sim_written
         try:
             self.advance((time.monotonic() - self.started) * self.speed)
             self.last_refresh = time.time()
@@ -203,7 +207,7 @@ class SimSource(Source):
         if self._causes_at is None or wall - self._causes_at >= self.refresh:
             self._causes_at = wall
             try:
-                self._causes = sim_causes(self.sim, self.lock, self.min_wait)
+                self._written = sim_written(self.sim, self.lock, self.min_wait)
             except Exception as e:
                 self._failed(e)
             else:
@@ -213,5 +217,5 @@ class SimSource(Source):
     def current(self) -> tuple[View | None, float | None, int]:
         from .from_sim import view_from_sim
         with self.lock:
-            view = view_from_sim(self.sim, self.min_wait, self._causes)
+            view = view_from_sim(self.sim, self.min_wait, self._written)
         return view, self.last_refresh, self.errors
