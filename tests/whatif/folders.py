@@ -53,6 +53,17 @@ class Folder:
             add_documents(state, docs, f)
         return state
 
+    def without_pods(self, gone: set[tuple[str, ...]]) -> Folder:
+        """The folder with these (namespace, name) pods deleted from its Pod lists."""
+        docs = copy.deepcopy(self.docs)
+        for ds in docs.values():
+            for d in ds:
+                if isinstance(d, dict) and isinstance(d.get("items"), list):
+                    d["items"] = [i for i in d["items"] if not (
+                        isinstance(i, dict) and i.get("kind", "Pod") == "Pod"
+                        and (i.get("metadata", {}).get("namespace"), i.get("metadata", {}).get("name")) in gone)]
+        return Folder(self.path, docs, self.now)
+
     def whatif(self, key, patches=()) -> dict[str, Any]:
         state = self.state(patches)
         docs = apply_patches(self.docs, list(patches))
@@ -114,6 +125,13 @@ def check_suggestions(folder: Folder, key) -> list[dict[str, Any]]:
     name = folder.path.name
     assert doc["suggestions"], (name, key, doc["notes"])
     for sug in doc["suggestions"]:
+        if sug["kind"] == "move":   # no patch: the pods run elsewhere, so they leave the documents
+            moved = {tuple(b["pod"].split("/", 1)) for b in sug["pods"]}
+            after = folder.without_pods(moved).whatif(key)
+            assert after["admitsNow"] is True, (name, key, sug["summary"], after["notes"])
+            for b in moved:   # no pod of the set can stay
+                assert folder.without_pods(moved - {b}).whatif(key)["admitsNow"] is False, (name, key, b)
+            continue
         after = folder.whatif(key, sug["patches"])
         assert after["admitsNow"] is True, (name, key, sug["summary"], after["notes"])
         assert after["preempts"] == sug["preempts"]

@@ -37,7 +37,8 @@ def test_required_rack_head_admits_once_held_to_a_block(tmp_path):
     doc = folder.whatif(heads[0])
     jsonschema.validate({"apiVersion": API_VERSION, "kind": "WhatIf", **doc}, schema("WhatIf"))
     assert not doc["admitsNow"]
-    assert any("TAS pod set" in n for n in doc["notes"])
+    # every pod on those nodes belongs to a Workload: finishing them is the change, not moving pods
+    assert "move" not in [x["kind"] for x in suggestions]
 
 
 def test_without_a_level_above_the_rack_it_may_spread(tmp_path):
@@ -55,3 +56,37 @@ def test_without_a_level_above_the_rack_it_may_spread(tmp_path):
     head = next(k for k in folder.heads() if k.namespace == "team-train")
     topo, request = _topology(check_suggestions(folder, head))
     assert topo["mode"] == "preferred" and request.get("preferred") == RACK and "required" not in request
+
+
+def _without_workloads(folder: Folder, namespace: str) -> Folder:
+    """The folder with the namespace's Workloads deleted and their pods left running: pods Kueue
+    does not manage (they still name their old Workload, as pods whose Workload is gone do)."""
+    docs = copy.deepcopy(folder.docs)
+    removed = 0
+    for ds in docs.values():
+        for d in ds:
+            if isinstance(d, dict) and isinstance(d.get("items"), list):
+                before = len(d["items"])
+                d["items"] = [i for i in d["items"] if not (
+                    i.get("kind") == "Workload" and i["metadata"].get("namespace") == namespace)]
+                removed += before - len(d["items"])
+    assert removed
+    return Folder(folder.path, docs, folder.now)
+
+
+def test_pods_kueue_does_not_manage_must_leave_one_rack(tmp_path):
+    folder = _without_workloads(Folder.read(simulate("topology-fragmentation", tmp_path / "snap")), "team-serve")
+    head = next(k for k in folder.heads() if k.namespace == "team-train")
+    suggestions = check_suggestions(folder, head)   # moved off, it admits; any one pod left, it does not
+    [move] = [x for x in suggestions if x["kind"] == "move"]
+    assert move["patches"] == [] and move["minimal"] == "no-one-less"
+    assert set(move["domain"]) == {BLOCK, RACK}
+    # the 32-GPU job needs a whole rack: the rack's 4-GPU serving pods, all of one rack
+    assert len(move["pods"]) == 4 and {b["requests"]["nvidia.com/gpu"] for b in move["pods"]} == {"4"}
+    assert all(b["node"].startswith(f"h100-{move['domain'][RACK]}") for b in move["pods"])
+    assert all(b["pod"].startswith("team-serve/") and b["owner"].startswith("Job/") for b in move["pods"])
+    doc = folder.whatif(head)
+    jsonschema.validate({"apiVersion": API_VERSION, "kind": "WhatIf", **doc}, schema("WhatIf"))
+    # no Workload of team-serve is left to finish
+    assert all(w["clusterQueue"] != "team-serve" for x in suggestions if x["kind"] == "finish"
+               for w in x["workloads"])

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from .charts import html_table, page
-from .whatif_text import ends, kubectl_patch
+from .whatif_text import POD_COLUMNS, ends, kubectl_patch, pod_rows
 
 # a command wraps on the page and still copies as one line
 CSS = ("table.lr td, table.lr th { text-align: left; }\n"
@@ -34,6 +34,8 @@ def _suggestion(i: int, sug: dict[str, Any]) -> list[str]:
             [(w["workload"], w["clusterQueue"], *ends(w),
               ", ".join(f"{u['flavor']}/{u['resource']}={u['amount']}" for u in w["usage"]))
              for w in sug["workloads"]], css_class="lr"))
+    if sug.get("pods"):
+        out.append(html_table(list(POD_COLUMNS), pod_rows(sug), css_class="lr"))
     if sug.get("changes"):
         out.append(html_table(["resource", "from", "to", "step"],
                               [(c["resource"], c["from"], c["to"], c.get("step")) for c in sug["changes"]]))

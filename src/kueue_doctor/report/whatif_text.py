@@ -27,6 +27,15 @@ def ends(w: dict[str, Any]) -> tuple[str, str]:
             w["endsIn"] if isinstance(w["endsIn"], str) else go(round(w["endsIn"])))
 
 
+POD_COLUMNS = ("pod", "node", "owner", "requests")
+
+
+def pod_rows(sug: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """move: the pods that must run elsewhere, a row each."""
+    return [(b["pod"], b["node"], b["owner"] or "-", ", ".join(f"{r}={v}" for r, v in b["requests"].items()))
+            for b in sug.get("pods", [])]
+
+
 def render(con: Console, doc: dict[str, Any], wide: bool = False) -> None:
     name, cq = doc["workload"], doc["clusterQueue"]
     where = f" (ClusterQueue {cq})" if cq else ""
@@ -55,6 +64,11 @@ def render(con: Console, doc: dict[str, Any], wide: bool = False) -> None:
             for w in sug["workloads"]:
                 t.add(w["workload"], w["clusterQueue"], *ends(w),
                       ", ".join(f"{u['flavor']}/{u['resource']}={u['amount']}" for u in w["usage"]))
+            t.print(con, wide, indent="   ")
+        if sug.get("pods"):
+            t = Table([Column(c) for c in POD_COLUMNS])
+            for row in pod_rows(sug):
+                t.add(*row)
             t.print(con, wide, indent="   ")
         if sug.get("preempts"):
             plain(con, f"   preempts: {', '.join(sug['preempts'])}")

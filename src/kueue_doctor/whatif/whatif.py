@@ -13,6 +13,7 @@ from ..engine.config import EngineConfig
 from ..errors import InputError
 from ..keys import WorkloadKey
 from . import patches as p
+from .bystanders import move_changes
 from .replay import scoped
 from .search import (
     Search,
@@ -91,15 +92,12 @@ def what_if(state: ClusterState, config: EngineConfig, key: WorkloadKey, now: da
         suggestions += list(priority_changes(s))
         suggestions += list(flavor_changes(s, raw))
         suggestions += list(topology_changes(s, raw))
+        suggestions += list(move_changes(s))
     doc["suggestions"] = suggestions
     doc["notes"] += s.notes
     if s.budget_spent:
         doc["notes"].append(f"the search stopped after {s.trials} engine runs: a finish set may not be the fewest")
     if not suggestions:
-        doc["notes"].append("no change of finish, quota, priority, flavor or topology admits it now")
-    if any(ps.topology is not None for ps in s.workload.pod_sets):
-        # TAS: capacity is per node, shared with workloads of other flavors and pods Kueue does not manage
-        doc["notes"].append("not searched for a TAS pod set: pods Kueue does not manage on the same nodes "
-                            "(`kueue-doctor diagnose` names what occupies the candidate domains)")
+        doc["notes"].append("no change of finish, quota, priority, flavor, topology or pod placement admits it now")
     doc["trials"] = s.trials
     return doc
