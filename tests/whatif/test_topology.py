@@ -87,6 +87,9 @@ def test_pods_kueue_does_not_manage_must_leave_one_rack(tmp_path):
     assert all(b["pod"].startswith("team-serve/") and b["owner"].startswith("Job/") for b in move["pods"])
     doc = folder.whatif(head)
     jsonschema.validate({"apiVersion": API_VERSION, "kind": "WhatIf", **doc}, schema("WhatIf"))
+    from kueue_doctor.report.whatif_html import render
+    page = render(doc)
+    assert all(f"<td>{b['pod']}</td><td>{b['node']}</td>" in page for b in move["pods"])
     # no Workload of team-serve is left to finish
     assert all(w["clusterQueue"] != "team-serve" for x in suggestions if x["kind"] == "finish"
                for w in x["workloads"])
