@@ -93,3 +93,14 @@ def test_pods_kueue_does_not_manage_must_leave_one_rack(tmp_path):
     # no Workload of team-serve is left to finish
     assert all(w["clusterQueue"] != "team-serve" for x in suggestions if x["kind"] == "finish"
                for w in x["workloads"])
+
+
+def test_move_tries_a_bounded_number_of_domains(tmp_path, monkeypatch):
+    from kueue_doctor.whatif import bystanders
+    folder = _without_workloads(Folder.read(simulate("topology-fragmentation", tmp_path / "snap")), "team-serve")
+    head = next(k for k in folder.heads() if k.namespace == "team-train")
+    monkeypatch.setattr(bystanders, "MAX_DOMAINS", 1)
+    doc = folder.whatif(head)
+    [move] = [x for x in doc["suggestions"] if x["kind"] == "move"]   # the one tried admits
+    assert len(move["pods"]) == 4
+    assert any("move: 3 of the 4 domains" in n for n in doc["notes"]), doc["notes"]

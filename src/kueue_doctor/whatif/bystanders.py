@@ -23,6 +23,8 @@ from .replay import Outcome
 from .search import TRIAL_BUDGET, Search, flavors_of, resource_order
 
 PodKey = tuple[str, str]   # (namespace, name)
+# domains tried, fewest such pods first: with TAS every trial is a cycle over the whole cluster
+MAX_DOMAINS = 16
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,10 @@ def move_changes(s: Search) -> Iterator[dict[str, Any]]:
     groups = sorted(_domains(s, cands, level).items(), key=lambda kv: (len(kv[1]), kv[0])) if level else []
     chosen: list[Bystander] | None = None
     domain: dict[str, str] | None = None
+    if len(groups) > MAX_DOMAINS:
+        s.notes.append(f"move: {len(groups) - MAX_DOMAINS} of the {len(groups)} domains {level} holding pods "
+                       f"Kueue does not manage were not tried (the {MAX_DOMAINS} with the fewest were)")
+        groups = groups[:MAX_DOMAINS]
     for key, members in groups:
         if s.trials >= TRIAL_BUDGET:
             s.budget_spent = True
