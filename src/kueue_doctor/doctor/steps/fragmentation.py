@@ -18,7 +18,7 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         step.status = StepStatus.SKIPPED
         step.summary = "no violation to explain"
         return step, []
-    from ...frag.diagnose import FRAGMENTATION
+    from ...frag.diagnose import FRAGMENTATION, Demand
     from ...frag.diagnose import diagnose as frag_diagnose
     from ...frag.from_state import node_shapes, queue_demands
     # node shapes once, then only slot counting per queue; the costly placement-policy what-if
@@ -32,10 +32,19 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
                  for v in found]
     fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
     if fragmented:
-        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"),
-                             slot_cache=cache)
-        for f, r in zip(fragmented, redo, strict=True):
-            f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
+        # one demand per shape, its pods summed: the policies' slots and refusals depend on the
+        # shape alone and FGD's typical shapes on the multiset of pending pods, so each finding
+        # gets what it got when every violating queue's demand was counted on every re-placed
+        # cluster (100 violating queues of four shapes: 200 slot counts over 5,000 nodes, 14 s)
+        merged: dict = {}
+        for f in fragmented:
+            d = merged.get(f.demand.shape)
+            merged[f.demand.shape] = f.demand if d is None else Demand(d.shape, d.pods + f.demand.pods, d.source)
+        redo = dict(zip(merged, frag_diagnose(now, list(merged.values()), running, empty,
+                                              policies=("BestFit", "FGD"), slot_cache=cache), strict=True))
+        for f in fragmented:
+            r = redo[f.demand.shape]
+            f.policy_slots, f.policy_refused = dict(r.policy_slots), dict(r.policy_refused)
     causes = []
     for v, findings in per_queue:
         unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items()
