@@ -186,6 +186,8 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     alone = frag.diagnose(now, demands, running, empty, policies=("BestFit", "FGD"))
     counted = []
     real = frag.count_slots
+    from kueue_doctor.doctor import background
+    monkeypatch.setattr(background, "_cores", lambda: 1)   # every count made here, to be seen
     monkeypatch.setattr(frag, "count_slots", lambda nodes, shape: counted.append(shape) or real(nodes, shape))
     s, causes = step2(f, found)
     assert len(counted) == 2 * len({d.shape for d in demands}) < 2 * len(demands)

@@ -1,6 +1,7 @@
 """Step 2: rule out fragmentation (free node slots of each pending shape, frag/)."""
 from __future__ import annotations
 
+from ..background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
@@ -40,11 +41,19 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         for f in fragmented:
             d = merged.get(f.demand.shape)
             merged[f.demand.shape] = f.demand if d is None else Demand(d.shape, d.pods + f.demand.pods, d.source)
-        redo = dict(zip(merged, frag_diagnose(now, list(merged.values()), running, empty,
-                                              policies=("BestFit", "FGD"), slot_cache=cache), strict=True))
+        demands = list(merged.values())
+
+        def replay(policy: str) -> list[tuple[dict[str, int], dict[str, int]]]:
+            return [(r.policy_slots, r.policy_refused) for r in frag_diagnose(
+                now, demands, running, empty, policies=(policy,), slot_cache=cache)]
+        # each policy re-places the running pods on its own (its own seeded order and state):
+        # FGD on the other core while BestFit runs here
+        fgd = Background(lambda: replay("FGD"))
+        best_fit = replay("BestFit")
+        redo = dict(zip(merged, zip(best_fit, fgd.result(), strict=True), strict=True))
         for f in fragmented:
-            r = redo[f.demand.shape]
-            f.policy_slots, f.policy_refused = dict(r.policy_slots), dict(r.policy_refused)
+            (slots, refused), (slots_fgd, refused_fgd) = redo[f.demand.shape]
+            f.policy_slots, f.policy_refused = {**slots, **slots_fgd}, {**refused, **refused_fgd}
     causes = []
     for v, findings in per_queue:
         unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items()
