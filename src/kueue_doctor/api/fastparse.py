@@ -128,7 +128,7 @@ def _meta(raw: dict) -> o.Meta:
 
 
 def _pod_spec(spec: dict) -> o.PodSpec:
-    if any(spec.get(k) for k in _POD_DEFER):
+    if spec.get("initContainers") or spec.get("overhead") or spec.get("affinity"):   # _POD_DEFER
         raise _GiveUp
     containers = []
     for c in _list(spec.get("containers")):
@@ -139,13 +139,13 @@ def _pod_spec(spec: dict) -> o.PodSpec:
                                       limits=_resources(res.get("limits")),
                                       restart_policy=_str(c.get("restartPolicy"))))
     tolerations = []
-    for t in _list(spec.get("tolerations")):
+    for t in _list(spec.get("tolerations")) if "tolerations" in spec else ():
         if not isinstance(t, dict):
             raise _GiveUp
         tolerations.append(o.Toleration(key=_str(t.get("key")), operator=_str(t.get("operator"), "Equal"),
                                         value=_str(t.get("value")), effect=_str(t.get("effect"))))
     gates = []
-    for g in _list(spec.get("schedulingGates")):
+    for g in _list(spec.get("schedulingGates")) if "schedulingGates" in spec else ():
         if not isinstance(g, dict) or not isinstance(g.get("name"), str):
             raise _GiveUp
         gates.append(g["name"])

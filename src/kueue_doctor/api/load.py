@@ -285,17 +285,12 @@ def stream_documents(state: ClusterState, text: str, file: str) -> bool:
                     return False
                 try:
                     obj = parse_object(raw)
+                    cfg = configuration_from_configmap(obj) if obj.kind == "ConfigMap" else None
                 except UnknownKind as e:
                     built.append((_SKIPPED, str(e)))
                     continue
-                except InputError:
+                except Exception:  # a problem (or a fault): raised where the ordinary way raises it
                     return False
-                cfg = None
-                if obj.kind == "ConfigMap":
-                    try:
-                        cfg = configuration_from_configmap(obj)
-                    except InputError:
-                        return False
                 built.append((obj, cfg))
             del items
     except yamlfast.NotFast:
