@@ -8,7 +8,8 @@
 own so that its peak RSS is its own: PyYAML's C loader alone reading the YAML files (the anchor),
 then load + diagnose on the YAML folder with the fast decoder, with PyYAML only, and on the JSON
 folder. It prints wall seconds, peak RSS, the ratio to the anchor and the CPU seconds (its own and its
-decoding workers', which on a loaded machine say more than the wall).
+forked children's: the decoding workers and diagnose's background replay, whose peak RSS is mostly
+pages shared with the parent; on a loaded machine the CPU says more than the wall).
 
 Writes a folder like `kueue-doctor collect` does (kind: List files): 50 cohorts x 20
 ClusterQueues of 8-GPU nodes' worth of quota, 5,000 nodes, 100,000 Workloads (60% admitted
@@ -133,7 +134,7 @@ def _child(mode: str, folder: Path) -> None:
         from kueue_doctor.sources.snapshot import load_folder
         diagnose(load_folder(str(folder)))
     import resource
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the decoding workers, if any
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the decoding workers and background replay, if any
     print(f"{workers.ru_maxrss / 1024:.0f} {time.process_time():.2f} {workers.ru_utime + workers.ru_stime:.2f} "
           f"{time.perf_counter() - t:.2f}")
 

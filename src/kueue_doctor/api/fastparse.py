@@ -8,12 +8,13 @@ error. For the inputs it accepts it builds exactly what the careful parser build
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, overload
 
 from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
 from . import objects as o
 from .fields import to_time
-from .quantity import Quantity, QuantityError
+from .quantity import Quantity, QuantityError, _parse_cached
 
 # pod-spec fields whose reading is involved enough to leave to the careful parser
 _POD_DEFER = ("initContainers", "overhead", "affinity")
@@ -64,21 +65,31 @@ def _resources(v: Any) -> dict[str, Quantity]:
     for k, x in v.items():
         if x is None:
             continue
-        if isinstance(x, bool) or not isinstance(x, (str, int)):
-            raise _GiveUp
         try:
+            if type(x) is str:   # what kubectl writes: straight to the shared cache of parsed strings
+                out[k if type(k) is str else str(k)] = _parse_cached(x)
+                continue
+            if isinstance(x, bool) or not isinstance(x, (str, int)):
+                raise _GiveUp
             out[str(k)] = Quantity.parse(x)
         except QuantityError:
             raise _GiveUp from None
     return out
 
 
+@lru_cache(maxsize=16384)
+def _parsed_time(v: str):
+    # a large cluster repeats its timestamps (a controller's burst of admissions, every condition
+    # of one reconcile); a datetime is immutable, so one serves them all. Errors are not cached.
+    return to_time(v, "")
+
+
 def _time(v: Any):
     if v is None:
         return None
-    if not isinstance(v, str):
+    if type(v) is not str:
         raise _GiveUp
-    return to_time(v, "")
+    return _parsed_time(v)
 
 
 def _dict(v: Any) -> dict:
@@ -117,7 +128,7 @@ def _meta(raw: dict) -> o.Meta:
 
 
 def _pod_spec(spec: dict) -> o.PodSpec:
-    if any(spec.get(k) for k in _POD_DEFER):
+    if spec.get("initContainers") or spec.get("overhead") or spec.get("affinity"):   # _POD_DEFER
         raise _GiveUp
     containers = []
     for c in _list(spec.get("containers")):
@@ -128,13 +139,13 @@ def _pod_spec(spec: dict) -> o.PodSpec:
                                       limits=_resources(res.get("limits")),
                                       restart_policy=_str(c.get("restartPolicy"))))
     tolerations = []
-    for t in _list(spec.get("tolerations")):
+    for t in _list(spec.get("tolerations")) if "tolerations" in spec else ():
         if not isinstance(t, dict):
             raise _GiveUp
         tolerations.append(o.Toleration(key=_str(t.get("key")), operator=_str(t.get("operator"), "Equal"),
                                         value=_str(t.get("value")), effect=_str(t.get("effect"))))
     gates = []
-    for g in _list(spec.get("schedulingGates")):
+    for g in _list(spec.get("schedulingGates")) if "schedulingGates" in spec else ():
         if not isinstance(g, dict) or not isinstance(g.get("name"), str):
             raise _GiveUp
         gates.append(g["name"])
@@ -192,7 +203,7 @@ def _workload(raw: dict, version: str) -> o.Workload:
         tmpl = ps.get("template")
         annotations = _dict(_dict(tmpl.get("metadata")).get("annotations")) if isinstance(tmpl, dict) else {}
         if not isinstance(tmpl, dict) or ps.get("topologyRequest") or \
-                any(k.startswith("kueue.x-k8s.io/podset-") for k in annotations):
+                (annotations and any(k.startswith("kueue.x-k8s.io/podset-") for k in annotations)):
             raise _GiveUp  # topology requests (and the annotations that may carry one): parse.py
         pod_sets.append(o.PodSet(name=_str(ps.get("name"), "main") or "main", count=_int(ps.get("count"), 1, 0),
                                  min_count=_int(ps.get("minCount"), None, 0),

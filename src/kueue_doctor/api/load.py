@@ -40,6 +40,7 @@ METADATA_FILES = (MANIFEST, "ANSWER.yaml")
 
 ERROR = "error"
 _NONE = object()
+_SKIPPED = object()
 WARNING = "warning"
 
 
@@ -262,6 +263,51 @@ def add_documents(state: ClusterState, docs: Iterable[Any], file: str, collect: 
         collect.per_file[file] = [read, skipped]
 
 
+def stream_documents(state: ClusterState, text: str, file: str) -> bool:
+    """Load a large kubectl-written List (``yamlfast.stream_list``) into ``state``, building its
+    objects while its later parts are still being decoded; False, with ``state`` untouched, when
+    the text is not such a List or anything in it is not plain: a part for PyYAML, an item that
+    is a List or a scenario, an object that does not parse. Then the text is for the ordinary
+    way, which decodes it again and raises the first problem where it would have anyway."""
+    streamed = yamlfast.stream_list(text)
+    if streamed is None:
+        return False
+    head, parts = streamed
+    if not isinstance(head.get("kind"), str) or not head["kind"].endswith("List") or not is_object_document(head):
+        parts.close()
+        return False
+    built: list[tuple[Any, Any]] = []   # (object, its Configuration) or (_SKIPPED, what), in order
+    try:
+        for items in parts:
+            for raw in items:
+                if isinstance(raw, dict) and (is_scenario(raw) or (
+                        isinstance(raw.get("kind"), str) and raw["kind"].endswith("List"))):
+                    return False
+                try:
+                    obj = parse_object(raw)
+                    cfg = configuration_from_configmap(obj) if obj.kind == "ConfigMap" else None
+                except UnknownKind as e:
+                    built.append((_SKIPPED, str(e)))
+                    continue
+                except Exception:  # a problem (or a fault): raised where the ordinary way raises it
+                    return False
+                built.append((obj, cfg))
+            del items
+    except yamlfast.NotFast:
+        return False
+    finally:
+        parts.close()
+    # as add_documents would have added them, now that every part was read
+    for obj, more in built:
+        if obj is _SKIPPED:
+            state.skipped[more] += 1
+            continue
+        if more is not None:
+            state.configuration = more
+        state.add(obj)
+    return True
+
+
 def object_files(path: Path) -> list[Path]:
     """The object files a path names: itself, or the object files found under a folder."""
     if path.is_dir():
@@ -293,7 +339,13 @@ def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
                 continue
             for f in found:
                 try:
-                    docs = decode_documents(read_text(f), str(f))
+                    text = read_text(f)
+                    if collect is None and stream_documents(state, text, str(f)):
+                        del text
+                        state.files.append(str(f))
+                        continue
+                    docs = decode_documents(text, str(f))
+                    del text
                 except InputError as e:
                     if collect is None:
                         raise

@@ -723,12 +723,13 @@ def _type_field(raw: dict[str, Any], key: str, ref: str) -> str:
 
 def parse_object(raw: Any) -> Any:
     """One decoded object -> model object. Raises InputError (bad) or UnknownKind (skip)."""
-    ref = object_ref(raw)
     if not isinstance(raw, dict):
         raise InputError(f"not a Kubernetes object: got {_type_name(raw)} {_short(raw)} "
                          "(expected a mapping with apiVersion and kind)")
-    kind = _type_field(raw, "kind", ref)
-    api_version = _type_field(raw, "apiVersion", ref)
+    kind, api_version = raw.get("kind"), raw.get("apiVersion")
+    if not (isinstance(kind, str) and kind and isinstance(api_version, str) and api_version):
+        kind = _type_field(raw, "kind", object_ref(raw))
+        api_version = _type_field(raw, "apiVersion", object_ref(raw))
     entry = KINDS.get(kind)
     if entry is None:
         raise UnknownKind(f"{api_version} {kind}")
@@ -739,16 +740,17 @@ def parse_object(raw: Any) -> Any:
         if group not in known_groups:
             raise UnknownKind(f"{api_version} {kind}")
         raise InputError(f"unsupported apiVersion {api_version!r} for {kind} (expected {' or '.join(versions)})",
-                         obj=ref, field="apiVersion")
+                         obj=object_ref(raw), field="apiVersion")
+    version = api_version.rpartition("/")[2]
     try:
         if api_version.startswith(KUEUE_GROUP + "/") and not _served(raw):
             # What the API server would reject is reported as it would report it, before
             # the parser meets the same field with a less precise message.
-            schema.validate(raw, kind, api_version.rpartition("/")[2])
-        obj = (fast_workload(raw, api_version.rpartition("/")[2]) if kind == "Workload"
+            schema.validate(raw, kind, version)
+        obj = (fast_workload(raw, version) if kind == "Workload"
                else fast_pod(raw) if kind == "Pod" else None)
         if obj is None:
-            obj = parser(Fields(raw), api_version.rpartition("/")[2] if kind != "Event" else api_version)
+            obj = parser(Fields(raw), version if kind != "Event" else api_version)
     except InputError as e:
-        raise e.located(obj=ref) from None
+        raise e.located(obj=object_ref(raw)) from None
     return obj

@@ -81,24 +81,35 @@ class Cause:
     cluster_wide: bool = False
 
     def merge(self, other: Cause) -> None:
-        if other.confidence.rank > self.confidence.rank:
-            self.confidence = other.confidence
-        for cq in other.cluster_queues:
-            if cq not in self.cluster_queues:
-                self.cluster_queues.append(cq)
-        for w in other.workloads:
-            if w not in self.workloads:
-                self.workloads.append(w)
-        for e in other.evidence:
-            if e not in self.evidence:
-                self.evidence.append(e)
-        if not self.summary:
-            self.summary = other.summary
-        elif other.summary and other.summary not in self.summary:
-            self.summary += " " + other.summary
-        self.remedy = self.remedy or other.remedy
-        self.weight = max(self.weight, other.weight)
-        self.cluster_wide = self.cluster_wide or other.cluster_wide
+        self.merge_all([other])
+
+    def merge_all(self, others: list[Cause]) -> None:
+        """``merge`` each of ``others`` in turn. What is already listed is looked up in sets: a
+        cause found on 100 violating queues, each naming hundreds of pending workloads, made
+        merging them one by one quadratic (10 s at 100,000 Workloads)."""
+        queues, workloads, evidence = set(self.cluster_queues), set(self.workloads), set(self.evidence)
+        for other in others:
+            if other.confidence.rank > self.confidence.rank:
+                self.confidence = other.confidence
+            for cq in other.cluster_queues:
+                if cq not in queues:
+                    queues.add(cq)
+                    self.cluster_queues.append(cq)
+            for w in other.workloads:
+                if w not in workloads:
+                    workloads.add(w)
+                    self.workloads.append(w)
+            for e in other.evidence:
+                if e not in evidence:
+                    evidence.add(e)
+                    self.evidence.append(e)
+            if not self.summary:
+                self.summary = other.summary
+            elif other.summary and other.summary not in self.summary:
+                self.summary += " " + other.summary
+            self.remedy = self.remedy or other.remedy
+            self.weight = max(self.weight, other.weight)
+            self.cluster_wide = self.cluster_wide or other.cluster_wide
 
     def to_json(self) -> dict:
         return {"id": str(self.id), "confidence": str(self.confidence), "clusterQueues": self.cluster_queues,

@@ -163,3 +163,36 @@ def test_quota_reserved_work_held_by_an_admission_check_is_not_running(tmp_path)
     found = violations(f)
     assert found and found[0].not_running == [WorkloadKey("ns", "w")]
     assert f.queues["q"].not_released == ()    # Kueue has not admitted it: not step 4's not-released
+
+
+def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_every_demand(tmp_path, monkeypatch):
+    # three violating queues, two of them waiting on the same 8-GPU shape: on 4 nodes with 4 GPUs
+    # used each, every demand is fragmented; the policies' re-placed clusters are counted once
+    # per shape, and each finding still gets what counting every demand on its own gives
+    objs = [flavor("f", POOL)]
+    for q, gpus in (("a", 8), ("b", 8), ("c", 6)):
+        objs += [cluster_queue(q, {"f": 16}, strategy="BestEffortFIFO"), local_queue(q, "lq", q),
+                 workload(q, "w", "lq", gpus), workload(q, "w2", "lq", gpus)]
+    for i in range(4):
+        objs += [node(f"n{i}", POOL, 8), pod("a", f"other-{i}", "x", 4, node_name=f"n{i}")]
+    f = facts_of(tmp_path / "s", objs)
+    found = violations(f)
+    assert len(found) == 3
+    from kueue_doctor.frag import diagnose as frag
+    from kueue_doctor.frag.from_state import node_shapes, queue_demands
+    now, empty, running = node_shapes(f.state)
+    demands = [d for v in found for d in queue_demands(
+        f.state, v.cluster_queue, now, [f.model.infos[k].obj for k in f.queues[v.cluster_queue].pending], {})]
+    alone = frag.diagnose(now, demands, running, empty, policies=("BestFit", "FGD"))
+    counted = []
+    real = frag.count_slots
+    from kueue_doctor.doctor import background
+    monkeypatch.setattr(background, "_cores", lambda: 1)   # every count made here, to be seen
+    monkeypatch.setattr(frag, "count_slots", lambda nodes, shape: counted.append(shape) or real(nodes, shape))
+    s, causes = step2(f, found)
+    assert len(counted) == 2 * len({d.shape for d in demands}) < 2 * len(demands)
+    got = list(s.evidence)
+    assert len(got) == len(alone) and all("fragmentation strands" in line for line in got)
+    gains = [c.evidence[1] for c in causes if len(c.evidence) > 1]
+    want = [", ".join(f"{p} +{g}" for p, g in a.policy_gain().items() if g > 0) for a in alone]
+    assert any(want) and [g.removeprefix("placement policies would have fit more: ") for g in gains] == [w for w in want if w]

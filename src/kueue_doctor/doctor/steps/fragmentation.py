@@ -1,6 +1,7 @@
 """Step 2: rule out fragmentation (free node slots of each pending shape, frag/)."""
 from __future__ import annotations
 
+from ..background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
@@ -18,7 +19,7 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         step.status = StepStatus.SKIPPED
         step.summary = "no violation to explain"
         return step, []
-    from ...frag.diagnose import FRAGMENTATION
+    from ...frag.diagnose import FRAGMENTATION, Demand
     from ...frag.diagnose import diagnose as frag_diagnose
     from ...frag.from_state import node_shapes, queue_demands
     # node shapes once, then only slot counting per queue; the costly placement-policy what-if
@@ -32,10 +33,27 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
                  for v in found]
     fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
     if fragmented:
-        redo = frag_diagnose(now, [f.demand for f in fragmented], running, empty, policies=("BestFit", "FGD"),
-                             slot_cache=cache)
-        for f, r in zip(fragmented, redo, strict=True):
-            f.policy_slots, f.policy_refused = r.policy_slots, r.policy_refused
+        # one demand per shape, its pods summed: the policies' slots and refusals depend on the
+        # shape alone and FGD's typical shapes on the multiset of pending pods, so each finding
+        # gets what it got when every violating queue's demand was counted on every re-placed
+        # cluster (100 violating queues of four shapes: 200 slot counts over 5,000 nodes, 14 s)
+        merged: dict = {}
+        for f in fragmented:
+            d = merged.get(f.demand.shape)
+            merged[f.demand.shape] = f.demand if d is None else Demand(d.shape, d.pods + f.demand.pods, d.source)
+        demands = list(merged.values())
+
+        def replay(policy: str) -> list[tuple[dict[str, int], dict[str, int]]]:
+            return [(r.policy_slots, r.policy_refused) for r in frag_diagnose(
+                now, demands, running, empty, policies=(policy,), slot_cache=cache)]
+        # each policy re-places the running pods on its own (its own seeded order and state):
+        # FGD on the other core while BestFit runs here
+        fgd = Background(lambda: replay("FGD"))
+        best_fit = replay("BestFit")
+        redo = dict(zip(merged, zip(best_fit, fgd.result(), strict=True), strict=True))
+        for f in fragmented:
+            (slots, refused), (slots_fgd, refused_fgd) = redo[f.demand.shape]
+            f.policy_slots, f.policy_refused = {**slots, **slots_fgd}, {**refused, **refused_fgd}
     causes = []
     for v, findings in per_queue:
         unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items()
