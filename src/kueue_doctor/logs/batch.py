@@ -43,7 +43,8 @@ class _Shapes:
         kinds = {
             s._ADMITTED: s._ADMITTED_LINE.pattern,
             s._REQUEUED: s._REQUEUED_LINE.pattern,
-            # the evaluation's V(4) blob may hold escapes: only its head is matched, the rest cut as is
+            # the evaluation's V(4) blob holds escapes: only its head is matched, the rest cut as is
+            # (and a batch of lines with the blob is never clean: the strict shape reads them)
             s._EVALUATED: s._EVALUATED_HEAD.pattern + tail,
             s._DRS: s._DRS_LINE.pattern,
         }
@@ -54,7 +55,7 @@ class _Shapes:
         assert kinds[s._DRS].count(drs_value) == 2, kinds[s._DRS]
         kinds[s._DRS] = kinds[s._DRS].replace(drs_value, share)
         self.strict = {k: self._batch(p) for k, p in kinds.items()}
-        self.relaxed = {k: self._batch(p.replace(s._S, rb'[^"]*')) for k, p in kinds.items() if k != s._EVALUATED}
+        self.relaxed = {k: self._batch(p.replace(s._S, rb'[^"]*')) for k, p in kinds.items()}
         self.ADMITTED, self.REQUEUED, self.EVALUATED, self.DRS = s._ADMITTED, s._REQUEUED, s._EVALUATED, s._DRS
         self.zero = re.compile(s._k(KEY_WORKLOAD, b"") + rb'"(' + s._S + rb')"' + s._k(KEY_DRS) + rb'"0"\}')
 
@@ -111,8 +112,12 @@ def times(col) -> np.ndarray:
     ok = ((length > 21) & (length < 31) & (u8[:, 19] == 0x2E) & (u8[rows, np.clip(length - 1, 0, 30)] == 0x5A)
           & np.where(inside, (digits >= 0) & (digits <= 9), True).all(axis=1))
     frac = np.where(inside, digits * _DIGIT_WEIGHTS[np.clip(m[:, None] - 1 - col_idx[None, :], 0, 8)], 0).sum(axis=1)
-    heads, inverse = np.unique(arr.astype("S19"), return_inverse=True)
-    bases = np.array([_base(h) for h in heads.tolist()], float)[inverse] if n else np.zeros(0)
+    # the whole second changes rarely from one line to the next: parsed once a run of it
+    run = np.ones(n, bool)
+    run[1:] = (u8[1:, :19] != u8[:-1, :19]).any(axis=1)
+    starts = np.flatnonzero(run)
+    heads = arr[starts].astype("S19").tolist()
+    bases = np.array([_base(h) for h in heads], float)[np.cumsum(run) - 1] if n else np.zeros(0)
     out = bases + frac / _POWERS[np.clip(m, 0, 9)]
     for i in np.flatnonzero(~ok | np.isnan(bases)).tolist():
         t = _ts(col[i])
@@ -201,9 +206,15 @@ class Run:
         return (code.tobytes(), ts, cq, wl, aux, none, self.texts, self.keys, self.extras, self.n, lo, hi)
 
 
-def _workload(pair: tuple) -> WorkloadKey | None:
+def _workload(pair: tuple) -> tuple[str, str]:
+    # (namespace, name) as plain strings: a NamedTuple pickles through Python code, a tuple does not
     ns, name = pair
-    return WorkloadKey(ns.decode(), name.decode()) if ns and name else None
+    return (ns.decode(), name.decode()) if ns and name else ("", "")
+
+
+def _workload_text(text: bytes) -> tuple[str, str]:
+    wl = workload_key(text.decode())
+    return ("", "") if wl is None else (wl.namespace, wl.name)
 
 
 def read(run: Run, kind: int, places: list, lines: list) -> list:
@@ -269,7 +280,7 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
     first_of_line = np.ones(len(at), bool)
     first_of_line[1:] = at[1:] != at[:-1]
     sub = np.arange(len(at)) - np.maximum.accumulate(np.where(first_of_line, np.arange(len(at)), 0))
-    keys = run.ids([w for _, w in found], run.workloads, run.keys, lambda w: workload_key(w.decode()))
+    keys = run.ids([w for _, w in found], run.workloads, run.keys, _workload_text)
     # the raw line of each, for the first examples (one entry per line)
     first = len(run.extras)
     uniq, inverse = np.unique(at, return_inverse=True)
@@ -286,6 +297,7 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.first = lo
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
+    keys = [WorkloadKey(ns, name) if ns else None for ns, name in keys]
     tss = ts_a.tolist()
     for i in none:
         tss[i] = None

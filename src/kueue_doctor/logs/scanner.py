@@ -490,18 +490,21 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
     """scan_json's loop without a window: the frequent lines in batches (batch.py), every other
     line as scan_json reads it, all in one stream of operations in file order."""
     batches: dict[int, tuple[list, list]] = {k: ([], []) for k in _BATCHED}
+    with_blob: tuple[list, list] = ([], [])   # evaluations with their V(4) blob: a batch of their own
     rest: list = []
     for i, (ls, le, kind) in enumerate(spans):
         places_lines = batches.get(kind)
         if places_lines is not None:
             line = buf[ls:le]
             if (ascii_ or line.isascii()) and not (conflicts and _CONFLICT in line):
+                if kind == _EVALUATED and _CUT in line:
+                    places_lines = with_blob
                 places_lines[0].append(i)
                 places_lines[1].append(line)
                 continue
         rest.append((i, None))
     run = batch.Run()
-    for kind, (places, lines) in batches.items():
+    for kind, (places, lines) in [*batches.items(), (_EVALUATED, with_blob)]:
         if places:
             rest.extend(batch.read(run, kind, places, lines))
     rest.sort(key=lambda pl: pl[0])
