@@ -26,6 +26,7 @@ from .signatures import CYCLE_KEY, EXAMPLES, SKIPPED, Evidence, workload_key
 from .timeparse import parse_ts
 
 OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT = range(5)
+EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
 _PRINTABLE = bytes(range(0x20, 0x80))
@@ -54,6 +55,9 @@ class _Shapes:
         drs_value = rb'"(?:' + s._S + rb')"\}'
         assert kinds[s._DRS].count(drs_value) == 2, kinds[s._DRS]
         kinds[s._DRS] = kinds[s._DRS].replace(drs_value, share)
+        # an evaluation with the blob is matched up to the blob's key only (scanner._scan_batched
+        # cuts it there, having looked for a cycle's key in the rest)
+        kinds[EVALUATED_HEAD] = s._EVALUATED_HEAD.pattern + rb"(" + re.escape(s._CUT) + rb")"
         self.strict = {k: self._batch(p) for k, p in kinds.items()}
         self.relaxed = {k: self._batch(p.replace(s._S, rb'[^"]*')) for k, p in kinds.items()}
         self.ADMITTED, self.REQUEUED, self.EVALUATED, self.DRS = s._ADMITTED, s._REQUEUED, s._EVALUATED, s._DRS
@@ -217,11 +221,14 @@ def _workload_text(text: bytes) -> tuple[str, str]:
     return ("", "") if wl is None else (wl.namespace, wl.name)
 
 
-def read(run: Run, kind: int, places: list, lines: list) -> list:
+def read(run: Run, kind: int, places: list, lines: list, heads: list | None = None) -> list:
     """Add the operations of ``lines`` (of ``kind``, at ``places``) to ``run``; return the places
-    (and lines) that take the per-line path."""
+    (and lines) that take the per-line path. ``heads``: for EVALUATED_HEAD, the lines cut before
+    the blob, which are matched."""
     sh = _shapes()
-    found = match(lines, kind)
+    found = match(lines if heads is None else heads, kind)
+    if kind == EVALUATED_HEAD:
+        kind = sh.EVALUATED
     cols: list = list(zip(*found, strict=True))
     n = len(found)
     special = np.zeros(n, bool)

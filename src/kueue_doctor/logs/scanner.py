@@ -382,7 +382,7 @@ _ASSUMED = STATUS_ASSUMED.encode() + b'"'
 _NOMINATED = STATUS_NOMINATED.encode() + b'"'
 _LEVEL_BORROWING = b'"' + ASSIGNMENT_BORROWING.encode() + b'":'
 _SKIPPED = STATUS_SKIPPED.encode()
-_STATUS_LEN, _BORROWING_LEN = len(_STATUS), len(_LEVEL_BORROWING)
+_STATUS_LEN, _BORROWING_LEN, _CUT_LEN = len(_STATUS), len(_LEVEL_BORROWING), len(_CUT)
 
 
 def _workload(ns: str, name: str) -> WorkloadKey | None:
@@ -490,23 +490,33 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
     """scan_json's loop without a window: the frequent lines in batches (batch.py), every other
     line as scan_json reads it, all in one stream of operations in file order."""
     batches: dict[int, tuple[list, list]] = {k: ([], []) for k in _BATCHED}
-    with_blob: tuple[list, list] = ([], [])   # evaluations with their V(4) blob: a batch of their own
+    # evaluations with their V(4) blob: a batch of their heads, cut before it
+    with_blob: tuple[list, list] = ([], [])
+    heads: list = []
     rest: list = []
     for i, (ls, le, kind) in enumerate(spans):
         places_lines = batches.get(kind)
         if places_lines is not None:
             line = buf[ls:le]
             if (ascii_ or line.isascii()) and not (conflicts and _CONFLICT in line):
-                if kind == _EVALUATED and _CUT in line:
-                    places_lines = with_blob
+                if kind == _EVALUATED:
+                    cut = line.find(_CUT)
+                    if cut >= 0:
+                        if line.find(CYCLE_KEY, cut) >= 0:
+                            rest.append((i, line))   # cycle_duration would read it as a cycle line
+                            continue
+                        places_lines = with_blob
+                        heads.append(line[:cut + _CUT_LEN])
                 places_lines[0].append(i)
                 places_lines[1].append(line)
                 continue
         rest.append((i, None))
     run = batch.Run()
-    for kind, (places, lines) in [*batches.items(), (_EVALUATED, with_blob)]:
+    for kind, (places, lines) in batches.items():
         if places:
             rest.extend(batch.read(run, kind, places, lines))
+    if heads:
+        rest.extend(batch.read(run, batch.EVALUATED_HEAD, with_blob[0], with_blob[1], heads))
     rest.sort(key=lambda pl: pl[0])
     placed: list = []
     durations: list = []
