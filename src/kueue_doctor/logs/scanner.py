@@ -9,7 +9,6 @@ the report a sequential scan gives.
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import re
 from bisect import bisect_left
@@ -413,9 +412,6 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
     if msgs is None or errors is None:
         hits = candidates.find(buf, a, b)
         msgs, errors = hits.msgs, hits.errors
-    if BATCH and not window and not errors and msgs:
-        _scan_batched(buf, *_spans(buf, a, b, msgs), stats, tape, buf.isascii(), buf.find(_CONFLICT, a, b) >= 0)
-        return
     spans = []
     find, rfind = buf.find, buf.rfind
     le = -1
@@ -440,8 +436,7 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
     ascii_ = buf.isascii()
     conflicts = find(_CONFLICT, a, b) >= 0
     if BATCH and not window:
-        cols = np.array(spans, np.int64).reshape(-1, 3).T
-        _scan_batched(buf, cols[0], cols[1], cols[2], stats, tape, ascii_, conflicts)
+        _scan_batched(buf, spans, stats, tape, ascii_, conflicts)
         return
     append = tape.append
     # Commutative events are gathered, not appended one by one: the durations of cycles (summed
@@ -487,71 +482,35 @@ def _general(line: bytes, stats: ReadStats, durations: list, emit, window: bool)
     return durations
 
 
-_BATCHED_KINDS = np.array((_ADMITTED, _REQUEUED, _EVALUATED, _DRS))
+_BATCHED = frozenset((_ADMITTED, _REQUEUED, _EVALUATED, _DRS))
 BATCH = True   # False: every line on its own, as with a window (the tests compare both)
 
 
-def _spans(buf: bytes, a: int, b: int, msgs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """scan_json's candidate lines (start, end, kind: a line's first hit, plain admissions and
-    nominations dropped) found with numpy: the newlines' places once, not a find per hit."""
-    m = np.array(msgs, np.int64).reshape(-1, 2)
-    s, kinds = m[:, 0], m[:, 1]
-    nl = np.flatnonzero(np.frombuffer(buf, np.uint8, b - a, a) == 0x0A) + a
-    li = np.searchsorted(nl, s)
-    first = np.ones(len(li), bool)
-    first[1:] = li[1:] != li[:-1]
-    s, kinds, li = s[first], kinds[first], li[first]
-    le = nl[li]
-    ls = np.where(li > 0, nl[np.maximum(li - 1, 0)] + 1, a)
-    ev = np.flatnonzero(kinds == _EVALUATED)
-    if len(ev):
-        keep = np.fromiter(map(_keep_evaluated, itertools.repeat(buf, len(ev)), (s[ev] + 6).tolist(), le[ev].tolist()),
-                           bool, len(ev))
-        if not keep.all():
-            mask = np.ones(len(s), bool)
-            mask[ev[~keep]] = False
-            ls, le, kinds = ls[mask], le[mask], kinds[mask]
-    return ls, le, kinds
-
-
-def _scan_batched(buf: bytes, ls: np.ndarray, le: np.ndarray, kinds: np.ndarray, stats: ReadStats, tape: list,
-                  ascii_: bool, conflicts: bool) -> None:
+def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_: bool, conflicts: bool) -> None:
     """scan_json's loop without a window: the frequent lines in batches (batch.py), every other
     line as scan_json reads it, all in one stream of operations in file order."""
-    batches: dict[int, tuple[list, list]] = {}
+    batches: dict[int, tuple[list, list]] = {k: ([], []) for k in _BATCHED}
     # evaluations with their V(4) blob: a batch of their heads, cut before it
     with_blob: tuple[list, list] = ([], [])
     heads: list = []
-    rest: list = [(i, None) for i in np.flatnonzero(~np.isin(kinds, _BATCHED_KINDS)).tolist()]
-    for kind in _BATCHED_KINDS.tolist():
-        rows = np.flatnonzero(kinds == kind)
-        if not len(rows):
-            continue
-        places = rows.tolist()
-        lines = list(map(buf.__getitem__, map(slice, ls[rows].tolist(), le[rows].tolist())))
-        if not ascii_ or conflicts:
-            ok = [(ascii_ or line.isascii()) and not (conflicts and _CONFLICT in line) for line in lines]
-            if not all(ok):
-                rest.extend((i, None) for i, good in zip(places, ok, strict=True) if not good)
-                places = list(itertools.compress(places, ok))
-                lines = list(itertools.compress(lines, ok))
-        if kind == _EVALUATED:
-            cuts = [line.find(_CUT) for line in lines]
-            if max(cuts, default=-1) >= 0:
-                plain: tuple[list, list] = ([], [])
-                for i, line, cut in zip(places, lines, cuts, strict=True):
-                    if cut < 0:
-                        plain[0].append(i)
-                        plain[1].append(line)
-                    elif line.find(CYCLE_KEY, cut) >= 0:
-                        rest.append((i, line))   # cycle_duration would read it as a cycle line
-                    else:
-                        with_blob[0].append(i)
-                        with_blob[1].append(line)
+    rest: list = []
+    for i, (ls, le, kind) in enumerate(spans):
+        places_lines = batches.get(kind)
+        if places_lines is not None:
+            line = buf[ls:le]
+            if (ascii_ or line.isascii()) and not (conflicts and _CONFLICT in line):
+                if kind == _EVALUATED:
+                    cut = line.find(_CUT)
+                    if cut >= 0:
+                        if line.find(CYCLE_KEY, cut) >= 0:
+                            rest.append((i, line))   # cycle_duration would read it as a cycle line
+                            continue
+                        places_lines = with_blob
                         heads.append(line[:cut + _CUT_LEN])
-                places, lines = plain
-        batches[kind] = (places, lines)
-    spans = list(zip(ls.tolist(), le.tolist(), kinds.tolist(), strict=True))
+                places_lines[0].append(i)
+                places_lines[1].append(line)
+                continue
+        rest.append((i, None))
     run = batch.Run()
     for kind, (places, lines) in batches.items():
         if places:
@@ -562,9 +521,9 @@ def _scan_batched(buf: bytes, ls: np.ndarray, le: np.ndarray, kinds: np.ndarray,
     placed: list = []
     durations: list = []
     for i, line in rest:
-        start, end, kind = spans[i]
+        ls, le, kind = spans[i]
         if line is None:
-            line = buf[start:end]
+            line = buf[ls:le]
             if kind in _FAST_KINDS and (ascii_ or line.isascii()):
                 e = _fast(line, kind, False)
                 if e is not None:
