@@ -11,7 +11,8 @@ output read through a pipe (GNU grep stops at the first match when its output is
 with -c); rg is skipped, with a message, where it is not installed. Ours runs sequentially
 (--workers 1) and with one worker per CPU. Peak memory is sampled from /proc every few
 milliseconds and summed over the process and its workers, since the workers' memory counts too;
-ru_maxrss (the largest single process) is shown beside it.
+ru_maxrss (the largest single process) is shown beside it, and the least CPU time of the runs
+(user and system, workers included), which a loaded machine inflates less than the wall.
 """
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def _run(cmd: list[str]) -> tuple[float, int, int]:
-    """Wall seconds, peak summed RSS of the process tree (KiB), ru_maxrss (KiB)."""
+def _run(cmd: list[str]) -> tuple[float, int, int, float]:
+    """Wall seconds, peak summed RSS of the process tree (KiB), ru_maxrss (KiB), CPU seconds (user
+    and system, the process and the workers it waited for)."""
     # A pipe, read here, not /dev/null: GNU grep notices its output is /dev/null and stops at
     # the first match (even with -c), which made the grep anchor a measure of nothing.
     start = time.perf_counter()
@@ -73,7 +75,7 @@ def _run(cmd: list[str]) -> tuple[float, int, int]:
     sampler.join()
     if os.waitstatus_to_exitcode(status) not in (0, 1):  # grep exits 1 when nothing matched
         sys.exit(f"failed: {' '.join(cmd)}")
-    return wall, peak[0], usage.ru_maxrss
+    return wall, peak[0], usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def _make(folder: str) -> list[str]:
@@ -117,12 +119,14 @@ def bench(path: str, repeat: int, jq_repeat: int, jq: bool) -> None:
             if name in results and len(results[name]) >= times:
                 continue
             results.setdefault(name, []).append(_run(cmd))
-    best = {name: (min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs))
-            for name, runs in results.items()}
+    best = {name: (min(r[0] for r in runs), max(r[1] for r in runs), max(r[2] for r in runs),
+                   min(r[3] for r in runs)) for name, runs in results.items()}
     print(f"file: {path} ({size / 1e6:.0f} MB), {cpus} CPUs, load average {os.getloadavg()[0]:.2f}")
-    print(f"  {'tool':38s} {'wall':>8s} {'MB/s':>8s} {'peak RSS (tree)':>16s} {'max proc':>9s}")
-    for name, (wall, tree, single) in best.items():
-        print(f"  {name:38s} {wall:7.2f}s {size / 1e6 / wall:8.1f} {tree / 1024:13.0f} MB {single / 1024:6.0f} MB")
+    # CPU seconds beside the wall: on a machine others load, the wall says little, the CPU more
+    print(f"  {'tool':38s} {'wall':>8s} {'MB/s':>8s} {'CPU':>8s} {'peak RSS (tree)':>16s} {'max proc':>9s}")
+    for name, (wall, tree, single, cpu) in best.items():
+        print(f"  {name:38s} {wall:7.2f}s {size / 1e6 / wall:8.1f} {cpu:7.2f}s {tree / 1024:13.0f} MB "
+              f"{single / 1024:6.0f} MB")
     for name in list(best)[:2]:
         mbs = size / 1e6 / best[name][0]
         line = f"  {name}: {mbs:.0f} MB/s, {mbs / (size / 1e6 / best[GREP][0]):.2f}x grep -c"

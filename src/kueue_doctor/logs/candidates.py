@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from ..kueue.logvocab import (
     LEVEL,
     LEVEL_ERROR,
@@ -83,13 +85,26 @@ def _collect(buf: bytes, a: int, raw: list) -> Hits:
     return Hits(msgs, errors, sorted(odd))
 
 
+def _collect_sorted(buf: bytes, a: int, start: np.ndarray, kind: np.ndarray, end: np.ndarray) -> Hits:
+    """_collect of hits already in order, as arrays."""
+    is_msg = kind < ERROR
+    msgs = list(zip((start[is_msg] + 1).tolist(), kind[is_msg].tolist(), strict=True))
+    errors = start[kind == ERROR].tolist()
+    odd = {a} if buf[a] != 0x7B else set()
+    other = kind > ERROR
+    for k, e in zip(kind[other].tolist(), end[other].tolist(), strict=True):
+        odd.add(buf.rfind(b"\n", a, e - 1) + 1 or a if k == ODD_END else e - 1)
+    return Hits(msgs, errors, sorted(odd))
+
+
 def _hyperscan_db():
     exprs = [re.escape(p) for _, p in _MESSAGES] + [re.escape(ERROR_PREFIX)] + [p for _, p in _ODD]
     kinds = [k for k, _ in _MESSAGES] + [ERROR] + [k for k, _ in _ODD]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=[0] * len(exprs))
     lengths = [len(p) for _, p in _MESSAGES] + [len(ERROR_PREFIX)] + [2, 2]
-    return db, kinds, lengths
+    assert len(exprs) <= 32   # find() packs the pattern in 5 bits
+    return db, np.array(kinds, np.int64), np.array(lengths, np.int64)
 
 
 _DB = None
@@ -110,14 +125,16 @@ def find(buf: bytes, a: int, b: int) -> Hits:
             _DB = _hyperscan_db()
         db, kinds, lengths = _DB
         raw: list = []
+        # one int a hit (its end and pattern), the rest with numpy: the callback is the per-hit cost
         append = raw.append
-
-        def hit(i, _from, to, _flags, _ctx):
-            end = a + to
-            append((end - lengths[i], kinds[i], end))
-
-        db.scan(memoryview(buf)[a:b], match_event_handler=hit)
-        return _collect(buf, a, raw)
+        db.scan(memoryview(buf)[a:b], match_event_handler=lambda i, _f, to, _fl, _c: append(to << 5 | i))
+        hits = np.array(raw, np.int64)
+        pattern = hits & 31
+        end = a + (hits >> 5)
+        kind = kinds[pattern]
+        start = end - lengths[pattern]
+        order = np.lexsort((end, kind, start))
+        return _collect_sorted(buf, a, start[order], kind[order], end[order])
     raw = [(m.start(), _GROUP_KIND[m.lastindex or 0], m.end()) for m in _ALTERNATION.finditer(buf, a, b)]
     p = buf.find(ERROR_PREFIX, a, b)
     while p >= 0:

@@ -57,7 +57,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
-from . import candidates
+from . import batch, candidates
 from .brief import CRI, DOCKER, Unwrapper, runtime_format
 from .reader import (
     _BORROWING,
@@ -158,14 +158,16 @@ def file_summary(name: str, fmt: str | None, st: ReadStats) -> dict:
 # the Evidence handlers; so worker processes can scan ranges of a file while one process
 # applies their tapes, and the report is the one a single pass gives.
 
-_FEED, _DUR, _LEADER_TEXT, _EV_ADMIT, _EV_REQUEUE, _EV_EVAL, _EV_ONGOING, _KLOG_FEED, _EV_DRS, _SEEN = range(10)
+_FEED, _DUR, _LEADER_TEXT, _EV_ADMIT, _EV_REQUEUE, _EV_EVAL, _EV_ONGOING, _KLOG_FEED, _EV_DRS, _SEEN, _OPS = range(11)
 
 
 def apply(ev: Evidence, tape: list) -> None:
     seen = ev.seen
     for e in tape:
         kind = e[0]
-        if kind == _EV_ADMIT:
+        if kind == _OPS:
+            batch.apply_ops(ev, e[1], _apply_one)
+        elif kind == _EV_ADMIT:
             _, ts, cq, ns, name, conflict = e
             if seen(ts):
                 wl = _workload(ns, name)
@@ -207,6 +209,10 @@ def apply(ev: Evidence, tape: list) -> None:
             ev.feed({**obj, TS: klog_ts(stamp, ev.last)}, raw)
         else:
             ev.leader_text(e[1], None)
+
+
+def _apply_one(ev: Evidence, e: tuple) -> None:
+    apply(ev, [e])
 
 
 def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
@@ -376,7 +382,7 @@ _ASSUMED = STATUS_ASSUMED.encode() + b'"'
 _NOMINATED = STATUS_NOMINATED.encode() + b'"'
 _LEVEL_BORROWING = b'"' + ASSIGNMENT_BORROWING.encode() + b'":'
 _SKIPPED = STATUS_SKIPPED.encode()
-_STATUS_LEN, _BORROWING_LEN = len(_STATUS), len(_LEVEL_BORROWING)
+_STATUS_LEN, _BORROWING_LEN, _CUT_LEN = len(_STATUS), len(_LEVEL_BORROWING), len(_CUT)
 
 
 def _workload(ns: str, name: str) -> WorkloadKey | None:
@@ -429,6 +435,9 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
         spans = [(ls, le, 0) for ls, le in lines]
     ascii_ = buf.isascii()
     conflicts = find(_CONFLICT, a, b) >= 0
+    if BATCH and not window:
+        _scan_batched(buf, spans, stats, tape, ascii_, conflicts)
+        return
     append = tape.append
     # Commutative events are gathered, not appended one by one: the durations of cycles (summed
     # in file order, so a batch closes before any record that may hold a cycle's duration) and
@@ -446,23 +455,97 @@ def scan_json(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: 
                 else:
                     append(e + (conflict,))  # noqa: RUF005 - per line: faster than (*e, x)
                 continue
-        d = None if window else cycle_duration(line)
-        if d is not None:
-            durations.append(d)
-            continue
-        obj = decode_json(line)
-        if obj is None:
-            stats.parsed -= 1
-            stats.malformed += 1
-        else:
-            if durations and obj.get(KEY_DURATION) is not None:
-                append((_DUR, durations))
-                durations = []
-            append((_FEED, obj, line))
+        durations = _general(line, stats, durations, append, window)
     if durations:
         append((_DUR, durations))
     if times:
         append((_SEEN, times))
+
+
+def _general(line: bytes, stats: ReadStats, durations: list, emit, window: bool) -> list:
+    """A candidate line off the fast shapes: a cycle's duration (gathered in ``durations``, which
+    is returned, a new list once emitted) or a decoded record."""
+    d = None if window else cycle_duration(line)
+    if d is not None:
+        durations.append(d)
+        return durations
+    obj = decode_json(line)
+    if obj is None:
+        stats.parsed -= 1
+        stats.malformed += 1
+    else:
+        if durations and obj.get(KEY_DURATION) is not None:
+            # summed in file order: the batch closes before any record that may hold a duration
+            emit((_DUR, durations))
+            durations = []
+        emit((_FEED, obj, line))
+    return durations
+
+
+_BATCHED = frozenset((_ADMITTED, _REQUEUED, _EVALUATED, _DRS))
+BATCH = True   # False: every line on its own, as with a window (the tests compare both)
+
+
+def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_: bool, conflicts: bool) -> None:
+    """scan_json's loop without a window: the frequent lines in batches (batch.py), every other
+    line as scan_json reads it, all in one stream of operations in file order."""
+    batches: dict[int, tuple[list, list]] = {k: ([], []) for k in _BATCHED}
+    # evaluations with their V(4) blob: a batch of their heads, cut before it
+    with_blob: tuple[list, list] = ([], [])
+    heads: list = []
+    rest: list = []
+    for i, (ls, le, kind) in enumerate(spans):
+        places_lines = batches.get(kind)
+        if places_lines is not None:
+            line = buf[ls:le]
+            if (ascii_ or line.isascii()) and not (conflicts and _CONFLICT in line):
+                if kind == _EVALUATED:
+                    cut = line.find(_CUT)
+                    if cut >= 0:
+                        if line.find(CYCLE_KEY, cut) >= 0:
+                            rest.append((i, line))   # cycle_duration would read it as a cycle line
+                            continue
+                        places_lines = with_blob
+                        heads.append(line[:cut + _CUT_LEN])
+                places_lines[0].append(i)
+                places_lines[1].append(line)
+                continue
+        rest.append((i, None))
+    run = batch.Run()
+    for kind, (places, lines) in batches.items():
+        if places:
+            rest.extend(batch.read(run, kind, places, lines))
+    if heads:
+        rest.extend(batch.read(run, batch.EVALUATED_HEAD, with_blob[0], with_blob[1], heads))
+    rest.sort(key=lambda pl: pl[0])
+    placed: list = []
+    durations: list = []
+    for i, line in rest:
+        ls, le, kind = spans[i]
+        if line is None:
+            line = buf[ls:le]
+            if kind in _FAST_KINDS and (ascii_ or line.isascii()):
+                e = _fast(line, kind, False)
+                if e is not None:
+                    conflict = conflicts and _CONFLICT in line
+                    if kind == _DRS and not e[2] and not conflict:
+                        placed.append((i, (_SEEN, [e[1]])))
+                    else:
+                        placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
+                    continue
+        elif kind in _FAST_KINDS:
+            # off its batch's shape, at an error level, or an evaluation other than "not nominated"
+            e = _fast(line, kind, False)
+            if e is not None:
+                placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
+                continue
+        durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
+    run.events(placed)
+    ops = run.tape()
+    if ops is not None:
+        tape.append((_OPS, ops))
+    if durations:
+        tape.append((_DUR, durations))
 
 
 _SECONDS: dict[bytes, float | None] = {}
