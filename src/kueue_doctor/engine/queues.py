@@ -10,6 +10,7 @@ import hashlib
 import heapq
 import itertools
 import json
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -63,6 +64,7 @@ SortKey = tuple[tuple[int, float], bool, int, datetime, str]
 _NO_USAGE = (1, 0.0)
 # (sort key, push sequence, workload); the sequence is unique, so workloads are never compared
 _Entry = tuple[SortKey, int, WorkloadInfo]
+_sort_key = operator.itemgetter(0)
 
 
 class ClusterQueueQueue:
@@ -137,9 +139,9 @@ class ClusterQueueQueue:
         """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
         would pop them if all were requeued now (the order the guarantee takes work in)."""
         self._refresh()
-        keyed = [(e[0], e[1], e[2]) for e in self._entries.values()]
+        keyed = list(self._entries.values())
         keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
-        keyed.sort(key=lambda t: t[0])
+        keyed.sort(key=_sort_key)   # stable: heap entries before parked ones of an equal key
         return [t[2] for t in keyed]
 
     def __contains__(self, key: WorkloadKey) -> bool:
