@@ -11,7 +11,7 @@ import heapq
 import itertools
 import json
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -82,6 +82,11 @@ class ClusterQueueQueue:
         self.inadmissible_hashes: dict[str, str] = {}
         self.inflight: WorkloadInfo | None = None
         self._seq = itertools.count()
+        # SchedulingEquivalenceHashing: heap keys by scheduling hash, so that parking a workload's
+        # equivalents need not hash-check the whole heap on every NoFit; keys pushed since the
+        # last look-up are indexed at the next, and stale ones (popped, re-hashed) are dropped there
+        self._by_hash: dict[str, dict[WorkloadKey, None]] = {}
+        self._unindexed: dict[WorkloadKey, None] = {}
         # Admission fair sharing orders this queue by LocalQueue usage (engine/afs.py) when set
         self.ledger: UsageLedger | None = None
         self._ledger_version = -1
@@ -113,6 +118,30 @@ class ClusterQueueQueue:
         entry = (self._key(wi), next(self._seq), wi)
         self._entries[wi.key] = entry  # replaces (and so retires) an earlier entry
         heapq.heappush(self._heap, entry)
+        if self.equivalence:
+            self._unindexed[wi.key] = None
+
+    def equivalents(self, h: str, hash_of: Callable[[WorkloadInfo], str]) -> list[_Entry]:
+        """The heap entries whose workload's scheduling hash is ``h``, in heap order. ``hash_of``
+        hashes (once, remembered by the caller) every workload on the heap not hashed yet, as
+        handleInadmissibleHash's walk of the whole heap would."""
+        for key in self._unindexed:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._by_hash.setdefault(hash_of(entry[2]), {})[key] = None
+        self._unindexed.clear()
+        bucket = self._by_hash.get(h)
+        if not bucket:
+            return []
+        same = []
+        for key in list(bucket):
+            entry = self._entries.get(key)
+            if entry is None or hash_of(entry[2]) != h:
+                del bucket[key]   # off the heap (it is indexed again when pushed), or hashed anew
+            else:
+                same.append(entry)
+        same.sort(key=lambda e: (e[0], e[1]))
+        return same
 
     def pop(self) -> WorkloadInfo | None:
         self._refresh()
@@ -264,18 +293,16 @@ class QueueManager:
             q.inadmissible_hashes[h] = reason
             st.hash = h
             q._refresh()
-            same = []
-            for entry in q._entries.values():   # handleInadmissibleHash: every equivalent on the heap
-                other = entry[2]
-                ost = self.state.setdefault(other.key, QueuedState())
-                if not ost.hash:
-                    ost.hash = scheduling_hash(other, self.allowed_flavors_in_hash)
-                if ost.hash == h:
-                    same.append(entry)
-            same.sort(key=lambda e: (e[0], e[1]))   # parked in heap order, without sorting the whole heap
-            for _, _, other in same:
+            # handleInadmissibleHash: every equivalent on the heap, parked in heap order
+            for _, _, other in q.equivalents(h, self._hash_of):
                 q.remove(other.key)
                 q.inadmissible[other.key] = other
+
+    def _hash_of(self, wi: WorkloadInfo) -> str:
+        st = self.state.setdefault(wi.key, QueuedState())
+        if not st.hash:
+            st.hash = scheduling_hash(wi, self.allowed_flavors_in_hash)
+        return st.hash
 
     def queue_inadmissible(self, names: Iterable[str], now: datetime) -> None:
         """Move parked workloads back to the heap (capacity freed or queues changed)."""
