@@ -25,6 +25,7 @@ def walk_whole_heap(self: qm.ClusterQueueQueue, h, hash_of):
 
 def observable(m: qm.QueueManager) -> tuple:
     q = m.queues["cq"]
+    assert m.has_heads() == bool(q._entries)   # the manager's set of queues with live heap entries
     return ([w.key for w in q.active()], list(q.inadmissible), dict(q.inadmissible_hashes),
             {k: st.hash for k, st in m.state.items()}, q.sticky)
 

@@ -68,8 +68,10 @@ _sort_key = operator.itemgetter(0)
 
 
 class ClusterQueueQueue:
-    def __init__(self, name: str, strategy: str, equivalence: bool):
+    def __init__(self, name: str, strategy: str, equivalence: bool, live: set[str] | None = None):
+        """``live``: the manager's names of queues with something live on the heap, kept here."""
         self.name = name
+        self._live = live if live is not None else set()
         self.strategy = strategy
         self.equivalence = equivalence and strategy == "BestEffortFIFO"
         self._heap: list[_Entry] = []
@@ -118,6 +120,7 @@ class ClusterQueueQueue:
         entry = (self._key(wi), next(self._seq), wi)
         self._entries[wi.key] = entry  # replaces (and so retires) an earlier entry
         heapq.heappush(self._heap, entry)
+        self._live.add(self.name)
         if self.equivalence:
             self._unindexed[wi.key] = None
 
@@ -151,11 +154,14 @@ class ClusterQueueQueue:
             if self._entries.get(wi.key) is not entry:
                 continue
             del self._entries[wi.key]
+            if not self._entries:
+                self._live.discard(self.name)
             return wi
         return None
 
     def remove(self, key: WorkloadKey) -> None:
-        self._entries.pop(key, None)
+        if self._entries.pop(key, None) is not None and not self._entries:
+            self._live.discard(self.name)
         self.inadmissible.pop(key, None)
         if self.sticky == key:
             self.sticky = None
@@ -200,10 +206,12 @@ class QueueManager:
     cycle: int = 0
     # LocalQueue usage for admission fair sharing (engine/afs.py); None when AFS is off
     afs_ledger: UsageLedger | None = None
+    # names of the ClusterQueues with something live on their heap (the queues keep it)
+    live: set[str] = field(default_factory=set)
 
     def add_cluster_queue(self, name: str, strategy: str, admission_mode: str = "") -> None:
         if name not in self.queues:
-            self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
+            self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing, self.live)
         if self.afs_ledger is not None and admission_mode == USAGE_BASED:
             self.queues[name].ledger = self.afs_ledger
 
@@ -251,7 +259,7 @@ class QueueManager:
 
     def has_heads(self) -> bool:
         """Some ClusterQueue has a workload on its heap (Manager.Heads blocks until one has)."""
-        return any(q._entries for q in self.queues.values())
+        return bool(self.live)
 
     def heads(self, active: Iterable[str]) -> list[WorkloadInfo]:
         """One popped head per active ClusterQueue."""
