@@ -10,7 +10,8 @@ import hashlib
 import heapq
 import itertools
 import json
-from collections.abc import Iterable
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -63,11 +64,14 @@ SortKey = tuple[tuple[int, float], bool, int, datetime, str]
 _NO_USAGE = (1, 0.0)
 # (sort key, push sequence, workload); the sequence is unique, so workloads are never compared
 _Entry = tuple[SortKey, int, WorkloadInfo]
+_sort_key = operator.itemgetter(0)
 
 
 class ClusterQueueQueue:
-    def __init__(self, name: str, strategy: str, equivalence: bool):
+    def __init__(self, name: str, strategy: str, equivalence: bool, live: set[str] | None = None):
+        """``live``: the manager's names of queues with something live on the heap, kept here."""
         self.name = name
+        self._live = live if live is not None else set()
         self.strategy = strategy
         self.equivalence = equivalence and strategy == "BestEffortFIFO"
         self._heap: list[_Entry] = []
@@ -80,6 +84,11 @@ class ClusterQueueQueue:
         self.inadmissible_hashes: dict[str, str] = {}
         self.inflight: WorkloadInfo | None = None
         self._seq = itertools.count()
+        # SchedulingEquivalenceHashing: heap keys by scheduling hash, so that parking a workload's
+        # equivalents need not hash-check the whole heap on every NoFit; keys pushed since the
+        # last look-up are indexed at the next, and stale ones (popped, re-hashed) are dropped there
+        self._by_hash: dict[str, dict[WorkloadKey, None]] = {}
+        self._unindexed: dict[WorkloadKey, None] = {}
         # Admission fair sharing orders this queue by LocalQueue usage (engine/afs.py) when set
         self.ledger: UsageLedger | None = None
         self._ledger_version = -1
@@ -111,6 +120,31 @@ class ClusterQueueQueue:
         entry = (self._key(wi), next(self._seq), wi)
         self._entries[wi.key] = entry  # replaces (and so retires) an earlier entry
         heapq.heappush(self._heap, entry)
+        self._live.add(self.name)
+        if self.equivalence:
+            self._unindexed[wi.key] = None
+
+    def equivalents(self, h: str, hash_of: Callable[[WorkloadInfo], str]) -> list[_Entry]:
+        """The heap entries whose workload's scheduling hash is ``h``, in heap order. ``hash_of``
+        hashes (once, remembered by the caller) every workload on the heap not hashed yet, as
+        handleInadmissibleHash's walk of the whole heap would."""
+        for key in self._unindexed:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._by_hash.setdefault(hash_of(entry[2]), {})[key] = None
+        self._unindexed.clear()
+        bucket = self._by_hash.get(h)
+        if not bucket:
+            return []
+        same = []
+        for key in list(bucket):
+            entry = self._entries.get(key)
+            if entry is None or hash_of(entry[2]) != h:
+                del bucket[key]   # off the heap (it is indexed again when pushed), or hashed anew
+            else:
+                same.append(entry)
+        same.sort(key=lambda e: (e[0], e[1]))
+        return same
 
     def pop(self) -> WorkloadInfo | None:
         self._refresh()
@@ -120,11 +154,14 @@ class ClusterQueueQueue:
             if self._entries.get(wi.key) is not entry:
                 continue
             del self._entries[wi.key]
+            if not self._entries:
+                self._live.discard(self.name)
             return wi
         return None
 
     def remove(self, key: WorkloadKey) -> None:
-        self._entries.pop(key, None)
+        if self._entries.pop(key, None) is not None and not self._entries:
+            self._live.discard(self.name)
         self.inadmissible.pop(key, None)
         if self.sticky == key:
             self.sticky = None
@@ -137,9 +174,9 @@ class ClusterQueueQueue:
         """Every pending workload, heap and inadmissible set alike, in the order Kueue's heap
         would pop them if all were requeued now (the order the guarantee takes work in)."""
         self._refresh()
-        keyed = [(e[0], e[1], e[2]) for e in self._entries.values()]
+        keyed = list(self._entries.values())
         keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
-        keyed.sort(key=lambda t: t[0])
+        keyed.sort(key=_sort_key)   # stable: heap entries before parked ones of an equal key
         return [t[2] for t in keyed]
 
     def __contains__(self, key: WorkloadKey) -> bool:
@@ -169,10 +206,12 @@ class QueueManager:
     cycle: int = 0
     # LocalQueue usage for admission fair sharing (engine/afs.py); None when AFS is off
     afs_ledger: UsageLedger | None = None
+    # names of the ClusterQueues with something live on their heap (the queues keep it)
+    live: set[str] = field(default_factory=set)
 
     def add_cluster_queue(self, name: str, strategy: str, admission_mode: str = "") -> None:
         if name not in self.queues:
-            self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing)
+            self.queues[name] = ClusterQueueQueue(name, strategy, self.equivalence_hashing, self.live)
         if self.afs_ledger is not None and admission_mode == USAGE_BASED:
             self.queues[name].ledger = self.afs_ledger
 
@@ -220,7 +259,7 @@ class QueueManager:
 
     def has_heads(self) -> bool:
         """Some ClusterQueue has a workload on its heap (Manager.Heads blocks until one has)."""
-        return any(q._entries for q in self.queues.values())
+        return bool(self.live)
 
     def heads(self, active: Iterable[str]) -> list[WorkloadInfo]:
         """One popped head per active ClusterQueue."""
@@ -262,18 +301,16 @@ class QueueManager:
             q.inadmissible_hashes[h] = reason
             st.hash = h
             q._refresh()
-            same = []
-            for entry in q._entries.values():   # handleInadmissibleHash: every equivalent on the heap
-                other = entry[2]
-                ost = self.state.setdefault(other.key, QueuedState())
-                if not ost.hash:
-                    ost.hash = scheduling_hash(other, self.allowed_flavors_in_hash)
-                if ost.hash == h:
-                    same.append(entry)
-            same.sort(key=lambda e: (e[0], e[1]))   # parked in heap order, without sorting the whole heap
-            for _, _, other in same:
+            # handleInadmissibleHash: every equivalent on the heap, parked in heap order
+            for _, _, other in q.equivalents(h, self._hash_of):
                 q.remove(other.key)
                 q.inadmissible[other.key] = other
+
+    def _hash_of(self, wi: WorkloadInfo) -> str:
+        st = self.state.setdefault(wi.key, QueuedState())
+        if not st.hash:
+            st.hash = scheduling_hash(wi, self.allowed_flavors_in_hash)
+        return st.hash
 
     def queue_inadmissible(self, names: Iterable[str], now: datetime) -> None:
         """Move parked workloads back to the heap (capacity freed or queues changed)."""

@@ -34,11 +34,16 @@ class Evaluator:
         self.config = config
         self.min_wait = min_wait
         self._plans: dict[tuple[str, WorkloadKey], tuple[WorkloadInfo, Plan | Fit]] = {}
-        self._largest: dict[WorkloadKey, tuple[WorkloadInfo, dict[str, int]]] = {}
-        self._reduce: dict[WorkloadKey, tuple[WorkloadInfo, bool]] = {}
+        self._workload_facts: dict[WorkloadKey, tuple[WorkloadInfo, bool, dict[str, int]]] = {}
 
-    def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
-        """``detail``: keep a verdict for every pending workload (the doctor's explain reads them)."""
+    def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False,
+                 complete: bool = True) -> QueueGuarantee:
+        """``detail``: keep a verdict for every pending workload (the doctor's explain reads them).
+        ``complete`` False: stop as soon as what a sample records can no longer change — the
+        reserved, nominal and pending_fits quantities, ``violated``, and whether any work fits —
+        so ``fitting``, ``violating``, ``not_running`` and ``since`` may hold only the first of
+        them (the simulator samples every queue every interval; sim/metrics.py)."""
+        assert complete or not detail, "verdicts need the whole walk"
         cq = obs.cluster_queue
         node = cq.node
         nominal = {fr: q.nominal for fr, q in node.quotas.items()}
@@ -50,30 +55,56 @@ class Evaluator:
         violating: list[WorkloadKey] = []
         verdicts: dict[WorkloadKey, FitVerdict] = {}
         since: datetime | None = None
+        min_wait = self.min_wait
+        not_running: list[WorkloadKey] = []
+        # admitted work is guaranteed to run only while the queue is inside its nominal quota
+        if all(reserved[fr] <= nominal[fr] for fr in nominal):
+            for nr in obs.not_running:
+                if now - nr.since >= min_wait:
+                    not_running.append(nr.workload.key)
+                    since = _earliest(since, nr.since + min_wait)
+                    if not complete:
+                        break
         # what any flavor could still give per resource: a cheap first test before placing
-        room: dict[str, int] = {}
-        for fr, v in unused.items():
-            room[fr[1]] = max(room.get(fr[1], 0), v)
-        saturated = not any(unused.values())
+        room = _room(unused)
+        free_room = room    # the same of what pending work placed so far leaves
+        workload_facts = self._workload_facts
+        full = saturated(cq)
+        free_left = not full   # some (flavor, resource) has quota left to place pending work in
         # ConcurrentAdmission: once one variant of a parent holds quota here, the other variants
         # are switched off or wait to migrate; the parent's work runs, so they owe it nothing
         running_parents = {uid for w in cq.workloads.values() if (uid := parent_ref(w.obj)[1])}
-        for waiting in obs.pending if detail or not saturated else ():
+        for waiting in obs.pending if detail or not full else ():
+            if not complete and not free_left and fitting:
+                # nothing more can be placed and something fits: only a first violation is left
+                if violating or not_running:
+                    break
+                if now - waiting.since < min_wait:
+                    continue
             wi = waiting.workload
             if running_parents and parent_ref(wi.obj)[1] in running_parents:
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.SIBLING_ADMITTED)
                 continue
-            if saturated:  # a queue at or above its nominal quota guarantees nothing more
+            if full:  # a queue at or above its nominal quota guarantees nothing more
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.QUEUE_AT_NOMINAL)
                 continue
             # larger than any flavor's room: no flavor can take it (checked before the plan, which
             # costs more, unless a verdict must say which flavors were excluded)
-            too_big = not self._reducible(wi) and any(v > room.get(r, 0)
-                                                      for r, v in self._largest_requests(wi).items())
+            facts = workload_facts.get(wi.key)
+            if facts is None or facts[0] is not wi:
+                facts = self._facts(wi)
+            reducible, largest = facts[1], facts[2]
+            too_big = not reducible and any(v > room.get(r, 0) for r, v in largest.items())
             if too_big and not detail:
                 continue
+            # whether it fits alone changes nothing a sample records (something fits, and it
+            # cannot be the first violation): only where it is placed is left to know
+            placing_only = not complete and fitting and not reducible and (
+                violating or not_running or now - waiting.since < min_wait)
+            if placing_only and (not free_left or any(v > free_room.get(r, 0) for r, v in largest.items())):
+                continue   # and what is left cannot take it
             plan = self.plan(cq, wi)
             if isinstance(plan, Fit):
                 if detail:
@@ -88,14 +119,20 @@ class Evaluator:
                 verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
                 continue
             # the quota nominal would give: pending work taken in queue order until it is used up
-            placed = _fit_within(steps, free)
+            placed = _fit_within(steps, free) if free_left or complete else None
             if placed is not None:
                 for fr, v in placed.items():
                     free[fr] -= v
                     pending_fits[fr] = pending_fits.get(fr, 0) + v
+                if placed:
+                    free_left = any(v > 0 for v in free.values())
+                    if not complete:
+                        free_room = _room(free)
+            elif placing_only:
+                continue
             # guaranteed when it alone fits what the queue leaves unused
             alone = placed if placed is not None else _fit_within(steps, unused)
-            if alone is None and self._reducible(wi):
+            if alone is None and reducible:
                 # PartialAdmission: Kueue admits fewer pods, down to each pod set's minCount
                 least = self.plan(cq, wi, minimal=True)
                 if not isinstance(least, Fit) and least[0]:
@@ -104,6 +141,10 @@ class Evaluator:
                         for fr, v in placed.items():
                             free[fr] -= v
                             pending_fits[fr] = pending_fits.get(fr, 0) + v
+                        if placed:
+                            free_left = any(v > 0 for v in free.values())
+                            if not complete:
+                                free_room = _room(free)
                     alone = placed if placed is not None else _fit_within(least[0], unused)
             if alone is None:
                 if detail:
@@ -112,23 +153,16 @@ class Evaluator:
             if detail:
                 verdicts[wi.key] = FitVerdict(Fit.FITS, alone, excluded)
             fitting.append(wi.key)
-            if now - waiting.since >= self.min_wait:
+            if now - waiting.since >= min_wait:
                 violating.append(wi.key)
-                since = _earliest(since, waiting.since + self.min_wait)
-        not_running: list[WorkloadKey] = []
-        # admitted work is guaranteed to run only while the queue is inside its nominal quota
-        if all(reserved[fr] <= nominal[fr] for fr in nominal):
-            for nr in obs.not_running:
-                if now - nr.since >= self.min_wait:
-                    not_running.append(nr.workload.key)
-                    since = _earliest(since, nr.since + self.min_wait)
+                since = _earliest(since, waiting.since + min_wait)
         return QueueGuarantee(cq.name, nominal, reserved, pending_fits, tuple(fitting), tuple(violating),
                               tuple(not_running), since, verdicts)
 
     def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
         """Per pod-set group and resource group: the eligible flavors and what the group needs
         (``minimal``: with every pod set at its minCount, as partial admission may take it)."""
-        ck = (cq.name + ("#min" if minimal else ""), wi.key)
+        ck = (cq.name + "#min", wi.key) if minimal else (cq.name, wi.key)
         cached = self._plans.get(ck)
         if cached is not None and cached[0] is wi:
             return cached[1]
@@ -136,14 +170,17 @@ class Evaluator:
         self._plans[ck] = (wi, plan)
         return plan
 
-    def _reducible(self, wi: WorkloadInfo) -> bool:
-        cached = self._reduce.get(wi.key)
-        if cached is not None and cached[0] is wi:
-            return cached[1]
-        out = self.config.gate("PartialAdmission") and any(
+    def _facts(self, wi: WorkloadInfo) -> tuple[WorkloadInfo, bool, dict[str, int]]:
+        """(``wi``, may partial admission take fewer pods, the largest pod-set total per resource)."""
+        reducible = self.config.gate("PartialAdmission") and any(
             ps.min_count is not None and ps.min_count < ps.count for ps in wi.pod_sets)
-        self._reduce[wi.key] = (wi, out)
-        return out
+        largest: dict[str, int] = {}
+        for ps in wi.pod_sets:   # no flavor with less room than this can take the workload
+            for r, v in ps.total().items():
+                if v > largest.get(r, 0):
+                    largest[r] = v
+        facts = self._workload_facts[wi.key] = (wi, reducible, largest)
+        return facts
 
     def _make_plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
         allowed = allowed_flavors(wi, self.config)
@@ -188,25 +225,26 @@ class Evaluator:
                 steps.append((tuple(usable), wanted))
         return tuple(steps), tuple(dict.fromkeys(excluded))
 
-    def _largest_requests(self, wi: WorkloadInfo) -> dict[str, int]:
-        """Per resource, the largest pod set total: no flavor with less room can take the workload."""
-        cached = self._largest.get(wi.key)
-        if cached is not None and cached[0] is wi:
-            return cached[1]
-        out: dict[str, int] = {}
-        for ps in wi.pod_sets:
-            for r, v in ps.total().items():
-                if v > out.get(r, 0):
-                    out[r] = v
-        self._largest[wi.key] = (wi, out)
-        return out
-
     def forget(self, key: WorkloadKey) -> None:
         """Drop what is cached for a workload that is gone (the simulator calls this)."""
-        self._largest.pop(key, None)
-        self._reduce.pop(key, None)
+        self._workload_facts.pop(key, None)
         for k in [k for k in self._plans if k[1] == key]:
             del self._plans[k]
+
+
+def _room(free: Mapping[FR, int]) -> dict[str, int]:
+    """Per resource, what the roomiest flavor has: work needing more of it fits no flavor."""
+    room: dict[str, int] = {}
+    for fr, v in free.items():
+        room[fr[1]] = max(room.get(fr[1], 0), v)
+    return room
+
+
+def saturated(cq: ClusterQueueSnapshot) -> bool:
+    """At or above its nominal quota on every (flavor, resource): the queue guarantees its pending
+    work nothing more, and ``Evaluator.evaluate`` reads that work only for its verdicts."""
+    usage = cq.node.usage
+    return all(usage.get(fr, 0) >= q.nominal for fr, q in cq.node.quotas.items())
 
 
 def _pod_set_groups(wi: WorkloadInfo) -> list[list[int]]:
@@ -226,7 +264,10 @@ def _fit_within(steps: Sequence[Step], free: Mapping[FR, int]) -> dict[FR, int] 
     placed: dict[FR, int] = {}
     for flavors, wanted in steps:
         for flavor in flavors:
-            if all(free.get((flavor, r), 0) - placed.get((flavor, r), 0) >= x for r, x in wanted.items()):
+            for r, x in wanted.items():
+                if free.get((flavor, r), 0) - placed.get((flavor, r), 0) < x:
+                    break
+            else:
                 for r, x in wanted.items():
                     placed[(flavor, r)] = placed.get((flavor, r), 0) + x
                 break

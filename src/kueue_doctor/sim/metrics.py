@@ -7,9 +7,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..guarantee import Evaluator
-from .observe import observations
+from .observe import clock, observe_queue
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.quota import FR
+    from ..engine.snapshot import ClusterQueueSnapshot
     from ..keys import WorkloadKey
     from .scenario import Fault
     from .simulator import Simulator, SimWorkload
@@ -65,6 +67,11 @@ class Recorder:
         self._settled: dict[str, tuple[int, list]] = {}
         self._touched: set[str] = set()
         self._all_touched = True
+        # per ClusterQueue, the workloads holding quota there by an admission (a superset of those
+        # in state RESERVED, which the guarantee asks about): kept here so that a sample need not
+        # walk every workload
+        self._held: dict[str, dict[WorkloadKey, None]] = defaultdict(dict)
+        self._frs: dict[str, tuple[object, tuple[FR, ...]]] = {}   # cq -> (its quota node, primary FRs)
 
     def queued_change(self, cq: str, delta: int) -> None:
         self._touched.add(cq)
@@ -110,10 +117,22 @@ class Recorder:
 
     def admission(self, sw: SimWorkload) -> None:
         self.admissions[sw.cluster_queue] += 1
+        self._held[sw.cluster_queue][sw.key] = None
         self._usage_change(sw, +1)
 
     def quota_released(self, sw: SimWorkload) -> None:
+        self._held[sw.cluster_queue].pop(sw.key, None)
         self._usage_change(sw, -1)
+
+    def _primary_frs(self, cq: ClusterQueueSnapshot) -> tuple[FR, ...]:
+        """The (flavor, resource) pairs of the queue's quota on the resource its row reports."""
+        cached = self._frs.get(cq.name)
+        if cached is not None and cached[0] is cq.node:
+            return cached[1]
+        res = primary_resource(sorted({fr[1] for fr in cq.node.quotas}))
+        frs = tuple(fr for fr in cq.node.quotas if fr[1] == res)
+        self._frs[cq.name] = (cq.node, frs)
+        return frs
 
     def avg_usage_percent(self, cq: str) -> float:
         _, nominal = self._primary(cq)
@@ -178,12 +197,17 @@ class Recorder:
             self.series[name].append([round(t, 3), *row])
         self._settled = {name: settled[name] for name in keep}
         self._touched, self._all_touched = set(), False
-        for name, obs in observations(sim, times=self.times, only=set(nodes) - keep).items():
-            g = self.evaluator.evaluate(obs, now)
-            res = primary_resource(sorted({fr[1] for fr in obs.cluster_queue.node.quotas}))
-            used = sum(v for fr, v in g.reserved.items() if fr[1] == res)
-            nominal = sum(v for fr, v in g.nominal.items() if fr[1] == res)
-            fits = sum(v for fr, v in g.pending_fits.items() if fr[1] == res)
+        at = clock(sim, self.times)
+        held = self._held
+        for name, queue in sim.model.snapshot.cluster_queues.items():
+            if name in keep:
+                continue
+            obs = observe_queue(sim, queue, at, held.get(name, ()), all_pending=False)
+            g = self.evaluator.evaluate(obs, now, complete=False)
+            frs = self._primary_frs(queue)
+            used = sum(g.reserved[fr] for fr in frs)
+            nominal = sum(g.nominal[fr] for fr in frs)
+            fits = sum(g.pending_fits.get(fr, 0) for fr in frs)
             self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
             self.last_violated[name] = g.violated
             if not g.fitting and not obs.not_running:
