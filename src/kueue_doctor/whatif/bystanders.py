@@ -20,7 +20,7 @@ from ..api.quantity import format_amount
 from ..api.state import ClusterState
 from ..engine.nodes import DONE_PHASES, pod_needs
 from .replay import Outcome
-from .search import TRIAL_BUDGET, Search, flavors_of, resource_order
+from .search import TRIAL_BUDGET, Search, _victims, flavors_of, resource_order, selected_nodes
 
 PodKey = tuple[str, str]   # (namespace, name)
 # domains tried, fewest such pods first: with TAS every trial is a cycle over the whole cluster
@@ -63,14 +63,13 @@ def tas_nodes(state: ClusterState, cq: str) -> dict[str, o.Topology]:
             if rf is None or not rf.topology_name or rf.topology_name not in state.topologies:
                 continue
             topo = state.topologies[rf.topology_name]
-            for name, node in state.nodes.items():
-                if all(node.meta.labels.get(k) == v for k, v in rf.node_labels.items()):
-                    out.setdefault(name, topo)
+            for name in sorted(selected_nodes(state, rf)):
+                out.setdefault(name, topo)
     return out
 
 
-def bystanders(s: Search) -> list[Bystander]:
-    nodes = tas_nodes(s.state, s.cq)
+def bystanders(s: Search, nodes: dict[str, o.Topology]) -> list[Bystander]:
+    """The candidates on ``nodes`` (``tas_nodes``)."""
     # a pod naming a Workload that no longer exists is nobody's to finish either
     managed = {(pod.meta.namespace, pod.meta.name) for k, pods in s.owned.items() if k in s.state.workloads
                for pod in pods}
@@ -89,10 +88,10 @@ def bystanders(s: Search) -> list[Bystander]:
     return out
 
 
-def _domains(s: Search, cands: list[Bystander], level: str) -> dict[tuple[str, ...], list[Bystander]]:
+def _domains(s: Search, cands: list[Bystander], level: str,
+             topo: dict[str, o.Topology]) -> dict[tuple[str, ...], list[Bystander]]:
     """Candidates per domain of ``level``: a domain is named by its nodes' values of every level
     down to it (a rack is the same rack only within its block)."""
-    topo = tas_nodes(s.state, s.cq)
     out: dict[tuple[str, ...], list[Bystander]] = {}
     for b in cands:
         t = topo[b.node]
@@ -109,28 +108,32 @@ def _without(s: Search, pods: list[Bystander]) -> ClusterState:
     return dataclasses.replace(s.state, pods={k: v for k, v in s.state.pods.items() if k not in gone})
 
 
-def _one_minimal(s: Search, chosen: list[Bystander]) -> tuple[list[Bystander], Outcome | None]:
-    """Each pod, smallest first, left where it is when the workload still admits without it."""
+def _one_minimal(s: Search, chosen: list[Bystander], out: Outcome) -> tuple[list[Bystander], Outcome]:
+    """Each pod, smallest first, left where it is when the workload still admits without it;
+    ``out`` is the cycle's outcome without all of ``chosen``, and the last one that admitted is
+    returned with the pods that must still go."""
     for b in sorted(chosen, key=lambda b: (b.size(), b.key)):
         if s.trials >= TRIAL_BUDGET:
             s.budget_spent = True
             break
         rest = [c for c in chosen if c is not b]
-        if rest and s.admits(_without(s, rest)).admitted:
-            chosen = rest
-    out = s.admits(_without(s, chosen))
-    return chosen, out if out.admitted else None
+        if rest:
+            trial = s.admits(_without(s, rest))
+            if trial.admitted:
+                chosen, out = rest, trial
+    return chosen, out
 
 
 def move_changes(s: Search) -> Iterator[dict[str, Any]]:
     if not any(ps.topology is not None for ps in s.workload.pod_sets) or not s.state.pods:
         return
-    cands = bystanders(s)
+    topo = tas_nodes(s.state, s.cq)
+    cands = bystanders(s, topo)
     if not cands:
         return
     level = tas_level(s)
-    groups = sorted(_domains(s, cands, level).items(), key=lambda kv: (len(kv[1]), kv[0])) if level else []
-    chosen: list[Bystander] | None = None
+    groups = sorted(_domains(s, cands, level, topo).items(), key=lambda kv: (len(kv[1]), kv[0])) if level else []
+    found: tuple[list[Bystander], Outcome] | None = None
     domain: dict[str, str] | None = None
     if len(groups) > MAX_DOMAINS:
         s.notes.append(f"move: {len(groups) - MAX_DOMAINS} of the {len(groups)} domains {level} holding pods "
@@ -140,19 +143,18 @@ def move_changes(s: Search) -> Iterator[dict[str, Any]]:
         if s.trials >= TRIAL_BUDGET:
             s.budget_spent = True
             return
-        if s.admits(_without(s, members)).admitted:
-            chosen = members
-            t = tas_nodes(s.state, s.cq)[members[0].node]
-            domain = dict(zip(t.levels, key, strict=False))
+        out = s.admits(_without(s, members))
+        if out.admitted:
+            found = (members, out)
+            domain = dict(zip(topo[members[0].node].levels, key, strict=False))
             break
-    if chosen is None:
+    if found is None:
         # no one domain's pods free enough (a preferred level spreads, or the room is split)
-        if not s.admits(_without(s, cands)).admitted:
+        out = s.admits(_without(s, cands))
+        if not out.admitted:
             return
-        chosen = cands
-    chosen, out = _one_minimal(s, chosen)
-    if out is None:
-        return
+        found = (cands, out)
+    chosen, out = _one_minimal(s, *found)
     yield _suggestion(s, chosen, out, domain, level)
 
 
@@ -163,9 +165,10 @@ def _suggestion(s: Search, chosen: list[Bystander], out: Outcome, domain: dict[s
     if domain and level:
         where = f" of {level} {domain[level]}" + "".join(
             f" ({lvl} {v})" for lvl, v in domain.items() if lvl != level)
-    names = ", ".join(f"{b.key[0]}/{b.key[1]}" + (f" ({b.owner})" if b.owner else "") + f" on {b.node}"
-                      for b in chosen)
-    listed = f": {names}" if n <= 2 else ""   # more are listed in ``pods`` (a table in text)
+    listed = ""   # more than two are listed in ``pods`` only (a table in text)
+    if n <= 2:
+        listed = ": " + ", ".join(f"{b.key[0]}/{b.key[1]}" + (f" ({b.owner})" if b.owner else "") + f" on {b.node}"
+                                  for b in chosen)
     return {"kind": "move",
             "summary": f"{n} pod{'s' if n != 1 else ''} Kueue does not manage must run off the nodes{where}{listed}; "
                        f"they move by their own controllers, so no patch is given (a node affinity away from "
@@ -173,5 +176,5 @@ def _suggestion(s: Search, chosen: list[Bystander], out: Outcome, domain: dict[s
             "pods": [{"pod": f"{b.key[0]}/{b.key[1]}", "node": b.node, "owner": b.owner,
                       "requests": {r: format_amount(r, v) for r, v in b.requests}} for b in chosen],
             **({"domain": domain} if domain else {}),
-            "minimal": "no-one-less", "patches": [], "preempts": [str(k) for k in out.victims],
+            "minimal": "no-one-less", "patches": [], "preempts": _victims(out),
             "flavors": flavors_of(out)}

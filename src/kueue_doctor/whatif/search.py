@@ -197,6 +197,12 @@ def typical_end(history: dict[str, list[float]], pooled: list[float], cq: str, e
             f"median of {n} finished workload{'s' if n != 1 else ''} of {where} that ran longer")
 
 
+def selected_nodes(state: ClusterState, rf: o.ResourceFlavor) -> set[str]:
+    """The nodes a flavor's node labels select."""
+    return {n for n, node in state.nodes.items()
+            if all(node.meta.labels.get(k) == v for k, v in rf.node_labels.items())}
+
+
 def finish_scope(s: Search) -> tuple[set[str], set[str]]:
     """The ClusterQueues and flavors whose running workloads can free what the workload needs:
     its cohort tree's, on its queue's flavors; for a TAS pod set also every queue's on a flavor
@@ -206,14 +212,11 @@ def finish_scope(s: Search) -> tuple[set[str], set[str]]:
     flavors = {f.name for g in state.cluster_queues[s.cq].resource_groups for f in g.flavors}
     cqs = s.tree()
     if any(ps.topology is not None for ps in s.workload.pod_sets) and state.nodes:
-        def selects(rf: o.ResourceFlavor) -> set[str]:
-            return {n for n, node in state.nodes.items()
-                    if all(node.meta.labels.get(k) == v for k, v in rf.node_labels.items())}
         mine: set[str] = set()
         for f in flavors:
             if f in state.resource_flavors and state.resource_flavors[f].topology_name:
-                mine |= selects(state.resource_flavors[f])
-        shared = {n for n, rf in state.resource_flavors.items() if selects(rf) & mine}
+                mine |= selected_nodes(state, state.resource_flavors[f])
+        shared = {n for n, rf in state.resource_flavors.items() if selected_nodes(state, rf) & mine}
         flavors |= shared
         cqs = cqs | {n for n, c in state.cluster_queues.items()
                      if any(f.name in shared for g in c.resource_groups for f in g.flavors)}
