@@ -90,15 +90,16 @@ class QuotaNode:
         return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
 
     def add_usage(self, fr: FR, v: int) -> None:
+        """What goes past the local quota's free part goes up; a negative amount (a reserve over
+        the borrowing limit) never does, as upstream's addUsage has it."""
         n = self
         while True:
             used = n.usage.get(fr, 0)
-            la = n.local.get(fr, 0) - used
+            la = max(0, n.local.get(fr, 0) - used)
             n.usage[fr] = used + v
             if n.parent is None or v <= la:
                 return
-            if la > 0:
-                v -= la
+            v -= la
             n = n.parent
 
     def remove_usage(self, fr: FR, v: int) -> None:
@@ -215,6 +216,39 @@ def recompute_usage(node: QuotaNode) -> None:
         for fr, v in c.usage.items():
             usage[fr] = usage.get(fr, 0) + max(0, v - c.local_quota(fr))
     node.usage = usage
+
+
+class UsageJournal:
+    """The usage of every node of each tree a cycle changes, as it was before the first change.
+
+    Restoring it ends the cycle exactly. Undoing each change by the inverse walk does not: a
+    negative add passes nothing up, so a later remove_usage of it (which does pass up) is not its
+    inverse once other changes came between (upstream never undoes: its snapshot is per cycle)."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self) -> None:
+        self.saved: dict[int, list[tuple[QuotaNode, dict[FR, int]]]] = {}
+
+    def touch(self, node: QuotaNode) -> None:
+        """Call before ``node``'s tree changes for the rest of the cycle."""
+        root = node.root()
+        if id(root) in self.saved:
+            return
+        nodes = []
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            nodes.append((n, dict(n.usage)))
+            stack.extend(n.children)
+        self.saved[id(root)] = nodes
+
+    def restore(self) -> None:
+        for nodes in self.saved.values():
+            for n, usage in nodes:
+                n.usage.clear()
+                n.usage.update(usage)
+        self.saved.clear()
 
 
 class RemovalShadow:

@@ -39,7 +39,7 @@ from .flavors import FlavorAssigner, ReplacedSlice
 from .preemption import Preemptor, Target, afs_usage_of, blocking_preemption_gates
 from .preemption_index import CandidateIndex
 from .queues import QueueManager
-from .quota import FR, QuotaNode, RemovalShadow
+from .quota import FR, QuotaNode, RemovalShadow, UsageJournal
 from .snapshot import ClusterQueueSnapshot, QuotaSnapshot
 from .tas.cycle import CycleAssignment, CycleTAS, TASUsage, assignment_usage, explicitly_requests_tas, topology_of
 from .workload import WorkloadInfo, is_admitted, is_variant, parent_ref, variant_flavor
@@ -102,8 +102,6 @@ class Migration:
         return self.wi.key
 
 
-# (node, usage) added during a cycle, taken off again at its end
-_Undo = list[tuple[QuotaNode, dict[FR, int]]]
 # (ancestor cohort id, workload key) -> the share of the child on the workload's path
 _Shares = dict[tuple[int, WorkloadKey], DRS]
 
@@ -115,12 +113,13 @@ class CycleTargets:
     Two ways to keep the tree's usage without them, for ``Scheduler.fits`` and the overlap
     recompute (both as upstream's SimulateWorkloadRemoval would leave it):
     - ``physical`` (classical preemption): a target's usage leaves the tree when it is chosen and
-      comes back in ``restore`` at the end of the cycle; its workload stays listed (the
+      comes back when the cycle ends (``journal.restore``); its workload stays listed (the
       preemptor's ``excluded`` hides it from a recompute's search), ``removed`` keeps what each
       ClusterQueue gave up so that ``real_usage`` can still read the tree as it is;
     - otherwise (fair sharing, whose tournament reads the tree with the targets in it): ``shadow``
       keeps the usage without them beside the tree.
-    Whoever changes the tree's usage for the rest of the cycle calls ``usage_added``."""
+    Whoever changes the tree's usage for the rest of the cycle calls ``usage_added``; ``journal``
+    puts every tree the cycle changed back as it was."""
 
     def __init__(self, physical: bool = False, index: CandidateIndex | None = None) -> None:
         self.all: dict[WorkloadKey, Target] = {}
@@ -129,6 +128,7 @@ class CycleTargets:
         self.physical = physical
         self.index = index
         self.removed: dict[str, dict[FR, int]] = {}
+        self.journal = UsageJournal()
 
     def __contains__(self, key: WorkloadKey) -> bool:
         return key in self.all
@@ -141,6 +141,7 @@ class CycleTargets:
         if not self.physical:
             self.shadow.remove(target_cq.node, t.wi.usage)
             return
+        self.journal.touch(target_cq.node)
         target_cq.node.remove_usages(t.wi.usage)
         gave = self.removed.setdefault(target_cq.name, {})
         for fr, v in t.wi.usage.items():
@@ -148,10 +149,17 @@ class CycleTargets:
         if self.index is not None:
             self.index.workload_gone(t.wi, target_cq)
 
-    def usage_added(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], undo: _Undo) -> None:
+    def usage_added(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], snap: QuotaSnapshot) -> None:
         """Add usage for the rest of the cycle (undone at its end)."""
-        cq.node.add_usages(usage)
-        undo.append((cq.node, usage))
+        self.journal.touch(cq.node)
+        if self.physical and self.removed and any(v < 0 for v in usage.values()):
+            # a negative reserve passes nothing up: what it leaves in the cohort depends on the
+            # ClusterQueue's usage, which upstream's snapshot reads with the targets in it
+            self.put_back(snap)
+            cq.node.add_usages(usage)
+            self.take_out(snap)
+        else:
+            cq.node.add_usages(usage)
         if not self.physical:
             self.shadow.refresh(cq.node)
         elif self.index is not None:
@@ -219,15 +227,11 @@ class Scheduler:
         self.tas = self.cycle_tas()
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
-        undo: _Undo = []
         preempted_in_cycle = CycleTargets(physical, preemptor.index)
         order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
         for e in order:
-            self.process_entry(e, preemptor, preempted_in_cycle, undo, res, now)
-        for node, usage in reversed(undo):
-            node.remove_usages(usage)
-        if physical:
-            preempted_in_cycle.put_back(self.snap)
+            self.process_entry(e, preemptor, preempted_in_cycle, res, now)
+        preempted_in_cycle.journal.restore()   # the targets' usage back in as well (physical)
         for e in res.admitted:
             self.admit(e, now)
         for t in res.preempted:
@@ -476,7 +480,7 @@ class Scheduler:
         return ok
 
     def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
-                      undo: _Undo, res: CycleResult, now: datetime) -> None:
+                      res: CycleResult, now: datetime) -> None:
         cq = self.snap.cluster_queues[e.cq_name]
         concurrent = self.config.gate("ConcurrentAdmission") and is_variant(e.wi.obj)
         if concurrent and self.admitted_sibling(e.wi, cq, more_favourable=True) is not None:
@@ -519,7 +523,7 @@ class Scheduler:
             e.reason = "WaitingForQuota"
             e.inadmissible_msg = a.message()
             if cq.preemption.reclaim_within_cohort != "Any":
-                cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets), undo)
+                cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets), self.snap)
                 self.reserve_tas(e)
             return
         if mode == PREEMPT:
@@ -533,7 +537,7 @@ class Scheduler:
                 e.wi.last_assignment = None
                 return
         if mode == DEFERRED_FIT:
-            cycle_targets.usage_added(cq, usage, undo)
+            cycle_targets.usage_added(cq, usage, self.snap)
             self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
@@ -555,7 +559,7 @@ class Scheduler:
             return
         for t in e.targets:
             cycle_targets.add(t, cq, self.snap.cq_of(t.wi))
-        cycle_targets.usage_added(cq, usage, undo)
+        cycle_targets.usage_added(cq, usage, self.snap)
         self.reserve_tas(e)
         if mode == PREEMPT:
             for t in e.targets:
