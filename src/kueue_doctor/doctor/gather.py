@@ -228,6 +228,7 @@ def engine_config(state: ClusterState) -> EngineConfig:
         cfg.afs_behaviour = AfsBehaviour.for_release(release.version)
         cfg.tas_pod_marks = tas_pod_marks(release.version)
         cfg.concurrent_admission_preemption_gates = release.concurrent_admission_preemption_gates
+        cfg.no_candidates_ranked_last = release.no_candidates_ranked_last
     return cfg
 
 

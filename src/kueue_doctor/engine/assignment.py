@@ -81,14 +81,17 @@ WORST = GranularMode(P_NO_FIT, INF_BORROW)
 BEST = GranularMode(P_FIT, 0)
 
 
-def is_preferred(a: GranularMode, b: GranularMode, preference: str | None) -> bool:
-    """Is ``a`` a better outcome than ``b`` for the ClusterQueue's fungibility preference?"""
+def is_preferred(a: GranularMode, b: GranularMode, preference: str | None, no_candidates_last: bool = True) -> bool:
+    """Is ``a`` a better outcome than ``b`` for the ClusterQueue's fungibility preference?
+
+    ``no_candidates_last`` False: a release before #13616, where PreemptionOverBorrowing let a
+    flavor without preemption candidates win on a shallower borrowing level (#13607)."""
     if a.mode == P_NO_FIT:
         return False
     if b.mode == P_NO_FIT:
         return True
     a_none, b_none = a.mode == P_NO_CANDIDATES, b.mode == P_NO_CANDIDATES
-    if a_none != b_none:
+    if a_none != b_none and no_candidates_last:
         return not a_none
     if preference == "PreemptionOverBorrowing":
         if a.borrow != b.borrow:

@@ -47,6 +47,9 @@ class EngineConfig:
     # Closed preemption gates block preemption with MultiKueueOrchestratedPreemption on, and with
     # ConcurrentAdmission on where the release does so (v0.19+: KueueRelease.concurrent_admission_preemption_gates).
     concurrent_admission_preemption_gates: bool = True
+    # PreemptionOverBorrowing ranks a flavor without preemption candidates last (#13616, v0.18.5,
+    # v0.19.1, v0.20: KueueRelease.no_candidates_ranked_last); False: the release's #13607 bug
+    no_candidates_ranked_last: bool = True
     # WaitForPodsReady as the release runs the Configuration (kueue.podsready.resolve); None: off,
     # as in upstream's scheduler unit tests (they build the scheduler without it).
     wait_for_pods_ready: WaitForPodsReady | None = None

@@ -293,7 +293,7 @@ class FlavorAssigner:
                     flavor_nofit = most_severe(flavor_nofit, st[1])
                 max_borrow = max(max_borrow, borrow)
                 mode = GranularMode(pmode, borrow)
-                if is_preferred(rep, mode, fungibility.preference):
+                if is_preferred(rep, mode, fungibility.preference, self.config.no_candidates_ranked_last):
                     rep = mode
                 if rep.mode == P_NO_FIT:
                     continue  # the flavor is out, but every resource's reasons are still reported
@@ -306,7 +306,8 @@ class FlavorAssigner:
                 if not should_try_next(rep, fungibility):
                     best, best_mode = choices, rep
                     break
-                if is_preferred(rep, best_mode, fungibility.preference):
+                if is_preferred(rep, best_mode, fungibility.preference,
+                                self.config.no_candidates_ranked_last):
                     best, best_mode = choices, rep
             elif rep.mode > best_mode.mode:
                 best, best_mode = choices, rep

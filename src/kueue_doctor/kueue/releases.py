@@ -60,6 +60,11 @@ STICKY_HEAD_FIX = Fix(7157, Version(0, 15), (Version(0, 13, 6), Version(0, 14, 1
 # Workload's closed preemption gates with ConcurrentAdmission on, not only with
 # MultiKueueOrchestratedPreemption (v0.17, v0.18).
 CONCURRENT_ADMISSION_PREEMPTION_GATES = Fix(11872, Version(0, 19))
+# "Don't prefer a flavor with no preemption candidates over one that fits" (#13616, fixing #13607;
+# cherry-picked as #13903 to release-0.18 and #13896 to release-0.19): with
+# flavorFungibility.preference PreemptionOverBorrowing, isPreferred compared the borrowing level
+# before the preemption mode, so a flavor with no candidates could outrank a later one that fits.
+NO_CANDIDATES_RANKED_LAST_FIX = Fix(13616, Version(0, 20), (Version(0, 18, 5), Version(0, 19, 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,9 @@ class KueueRelease:
     sticky_preemptor: bool
     # ConcurrentAdmission alone makes the scheduler honour preemption gates (v0.19+)
     concurrent_admission_preemption_gates: bool = True
+    # PreemptionOverBorrowing ranks a flavor without preemption candidates below every viable one
+    # (#13616); before, by borrowing level first (#13607: a workload pending while a flavor fits)
+    no_candidates_ranked_last: bool = True
     # WaitForPodsReady is on without a waitForPodsReady block (config v1beta2, v0.19+, 30 min
     # timeout) unless DisableWaitForPodsReady is set; kueue.podsready.resolve has the details.
     pods_ready_by_default: bool = False
@@ -110,6 +118,7 @@ def release_for(version: str | None, gates: Mapping[str, bool] | None = None) ->
         drs_mode=drs_mode(v),
         sticky_preemptor=STICKY_HEAD_FIX.carried_by(v),
         concurrent_admission_preemption_gates=CONCURRENT_ADMISSION_PREEMPTION_GATES.carried_by(v),
+        no_candidates_ranked_last=NO_CANDIDATES_RANKED_LAST_FIX.carried_by(v),
         pods_ready_by_default=v >= PODS_READY_ON_BY_DEFAULT
         and not effective_gates.get("DisableWaitForPodsReady", False),
         granular_pending_reasons=effective_gates.get("UnadmittedWorkloadsObservability", False),

@@ -106,7 +106,8 @@ class Simulator:
         self.scn = scn
         self.kueue: KueueRelease = release_for(scn.version, scn.gates)
         cfg = EngineConfig(gates=dict(self.kueue.gates), drs_mode=self.kueue.drs_mode,
-                           concurrent_admission_preemption_gates=self.kueue.concurrent_admission_preemption_gates)
+                           concurrent_admission_preemption_gates=self.kueue.concurrent_admission_preemption_gates,
+                           no_candidates_ranked_last=self.kueue.no_candidates_ranked_last)
         if scn.fair_sharing is not None:
             cfg.fair_sharing = True
             if scn.fair_sharing.get("preemptionStrategies"):
