@@ -52,7 +52,7 @@ def diagnose(folder: Path) -> tuple[int, dict]:
 
 def test_the_issue_folders_are_there():
     # every other test here runs on these folders; without them they would check nothing
-    assert CASES == ["kueue-12446", "kueue-1726", "kueue-1789", "kueue-3710", "kueue-8309"]
+    assert CASES == ["kueue-12446", "kueue-13607", "kueue-1726", "kueue-1789", "kueue-3710", "kueue-8309"]
     for name in CASES:
         folder = DATA / name
         assert {"ANSWER.yaml", "PROVENANCE.md", "manifest.json"} <= {p.name for p in folder.iterdir()}

@@ -197,6 +197,9 @@ CARRIES = {
         "0.13.5": False, "0.14.0": False, "0.19.2": False,
     },
     "slow-preemption-release": {"0.13.2": True, "0.16.2": True, "0.17.0": True, "0.20.0": True},
+    # PR #13616 (#13607); before v0.15 there is no flavorFungibility.preference to set
+    "no-candidates-flavor-preferred": {"0.14.3": False, "0.15.0": True, "0.18.4": True, "0.18.5": False,
+                                       "0.19.0": True, "0.19.1": False, "0.20.0": False},
 }
 
 
@@ -245,6 +248,7 @@ def test_bug_records_name_their_issues_and_fixes():
         "v0.12.8 / v0.13.3 / v0.14.0 (PR #6617); exact shares from v0.13.5 / v0.14.0 (PR #6925)"
     assert bug("slow-preemption-release").fixed_in == \
         "v0.17.0 with the alpha gate FastQuotaReleaseInPodIntegration=true (PR #8992; off by default)"
+    assert bug("no-candidates-flavor-preferred").fixed_in == "v0.18.5 / v0.19.1 / v0.20.0 (PR #13616)"
     assert {b.cause for b in BUGS} == set(CARRIES)
     with pytest.raises(KeyError):
         bug("no-such-bug")

@@ -102,4 +102,6 @@ def diagnose_facts(facts: Facts) -> Diagnosis:
     warnings = [c for c in misconfigured if c.confidence is Confidence.LOW or not found
                 or not any(q in {v.cluster_queue for v in found} for q in c.cluster_queues)]
     return Diagnosis(facts, found, [s1, s2, s3, s4, s5, s6], causes,
-                     release_notes(facts.release, facts.config.fair_sharing), warnings)
+                     release_notes(facts.release, facts.config.fair_sharing, any(
+                         cq.flavor_fungibility.preference == "PreemptionOverBorrowing"
+                         for cq in facts.state.cluster_queues.values())), warnings)

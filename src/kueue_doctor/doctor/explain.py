@@ -16,10 +16,12 @@ from ..engine.workload import closed_preemption_gates, is_parent, is_variant, pa
 from ..errors import InputError
 from ..guarantee import Fit
 from ..keys import WorkloadKey
+from ..kueue.bugs import affected, bug
 from ..sources.snapshot import GatheredSnapshot
 from .diagnose import rfc3339, scan_logs
-from .facts import Facts, WorkloadState
-from .gather import build_facts
+from .facts import Facts, PreferenceBug, WorkloadState
+from .findings import CauseId
+from .gather import build_facts, preference_bug
 from .steps.words import minutes
 from .tas import cycle_tas, head_topology
 from .topology_explain import topology_items
@@ -31,7 +33,7 @@ FIT_WORDS = {
                                         "preemption where the queue allows them)",
     Fit.NO_ELIGIBLE_FLAVOR: "can use none of its ClusterQueue's flavors: not guaranteed",
     Fit.RESOURCE_NOT_COVERED: "requests a resource no resource group of its ClusterQueue covers: never admitted",
-    Fit.QUEUE_AT_NOMINAL: "its ClusterQueue already uses all of its nominal quota: not guaranteed",
+    Fit.QUEUE_AT_NOMINAL: "is not guaranteed: its ClusterQueue already uses all of its nominal quota",
     Fit.SIBLING_ADMITTED: "is a concurrent-admission variant whose parent already runs as another variant here: "
                           "owed nothing (Kueue switches it off, or it waits to migrate)",
 }
@@ -165,11 +167,17 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
             with cycle_tas(facts.model.scheduler) as tas:
                 a, targets = facts.model.scheduler.get_assignments(wi, cq, pre)
                 topo = head_topology(facts.model, wi, [f for g in cq.groups for f in g.flavors], tas, a)
+                pref_bug = preference_bug(facts.model, wi, cq, pre, a)
             mode = MODE_NAMES[a.representative_mode()]
             say("assignment", f"as the head now, Kueue's flavor assigner says {mode}" +
                 (f": {a.message()}" if a.message() else ""),
                 attempts=[{"podSet": ps.name, "flavor": at.flavor, "mode": MODE_NAMES[at.mode], "borrow": at.borrow,
                            "reasons": at.reasons} for ps in a.pod_sets for at in ps.attempts])
+            if pref_bug is not None:
+                known = preference_bug_item(facts, cq_name, pref_bug)
+                if known is not None:
+                    say("known-bug", known, issue=bug(CauseId.NO_CANDIDATES_FLAVOR_PREFERRED).issue,
+                        buggyFlavors=list(pref_bug.buggy_flavors), fixedFlavors=list(pref_bug.fixed_flavors))
             if mode == "Fit" and qr is not None and qr.status == "False" and qr.message:
                 # the model admits what Kueue itself refused: a Kueue bug, a release we model wrongly,
                 # or objects that changed between Kueue's last attempt and the snapshot
@@ -247,6 +255,25 @@ def explain_facts(facts: Facts, key: WorkloadKey) -> dict[str, Any]:
     for e in sorted(events, key=lambda e: e.last_timestamp or facts.now)[-5:]:
         say("event", f"{e.type} {e.reason} x{e.count}: {e.message}")
     return out
+
+
+def preference_bug_item(facts: Facts, cq_name: str, b: PreferenceBug) -> str | None:
+    """What kubernetes-sigs/kueue#13607 does to this workload on the snapshot's release."""
+    known = bug(CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)
+    aff = affected(facts.release, CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)
+    wanted, other = ", ".join(b.buggy_flavors) or "-", ", ".join(b.fixed_flavors) or "-"
+    how = (f"chooses flavor {wanted} ({b.buggy_mode}: no preemption candidates) over flavor {other} "
+           f"({b.fixed_mode}) every cycle, because {cq_name}'s PreemptionOverBorrowing compares the borrowing "
+           f"level before the preemption mode")
+    if aff is False:
+        return None
+    if aff and facts.release is not None:
+        return (f"Kueue {facts.release.label} carries {known.issue}: it {how}; the workload stays pending until "
+                f"{wanted} has room. Fixed in {known.fixed_in}; until then set flavorFungibility.preference "
+                f"BorrowingOverPreemption on {cq_name}")
+    return (f"Kueue version unknown, and the answer depends on it: a release without the fix for {known.issue}"
+            f", fixed in {known.fixed_in}, {how}; the answer above is a fixed release's. Collect the "
+            f"kueue-controller-manager Deployment to tell")
 
 
 def _placed_flavor(verdict: Any) -> str | None:

@@ -124,6 +124,19 @@ class HeadFacts:
     targets: tuple[PreemptionTarget, ...]
     exceeds: tuple[QuotaShortfall, ...] = ()    # non-empty: it can never be admitted in this queue
     topology: HeadTopology | None = None         # a head that asks for a topology: TAS's reading (doctor/tas.py)
+    # PreemptionOverBorrowing and kubernetes-sigs/kueue#13607: the head's flavors and mode by the
+    # ordering the engine did not use (None when both orderings choose alike)
+    preference_bug: PreferenceBug | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceBug:
+    """A head under PreemptionOverBorrowing whose flavor depends on #13616: before it, a flavor
+    without preemption candidates won over one that fits on a shallower borrowing level."""
+    buggy_flavors: tuple[str, ...]      # what a release before the fix chooses ...
+    buggy_mode: str                     # ... and how (Preempt/NoFit: the head stays pending)
+    fixed_flavors: tuple[str, ...]      # what a fixed release chooses
+    fixed_mode: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ class CauseId(StrEnum):
     PODS_READY_TIMEOUT_LOOP = "pods-ready-timeout-loop"
     ADMISSION_CHECK_STUCK = "admission-check-stuck"
     TOPOLOGY_FRAGMENTATION = "topology-fragmentation"
+    NO_CANDIDATES_FLAVOR_PREFERRED = "no-candidates-flavor-preferred"
 
 
 class Verdict(StrEnum):

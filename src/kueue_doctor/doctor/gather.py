@@ -40,6 +40,7 @@ from .facts import (
     NotRunningKind,
     NotRunningReason,
     PreemptionTarget,
+    PreferenceBug,
     QueueFacts,
     QuotaShortfall,
     ReadCounts,
@@ -373,9 +374,33 @@ def head_facts(model: AdmissionModel, cfg: EngineConfig, now: datetime, name: st
     with cycle_tas(model.scheduler) as tas:
         assignment, targets = model.scheduler.get_assignments(head, cqs, pre)
         topology = head_topology(model, head, [f for g in cqs.groups for f in g.flavors], tas, assignment)
+        bug = preference_bug(model, head, cqs, pre, assignment)
     return HeadFacts(head.key, MODE_NAMES[assignment.representative_mode()], assignment.message(),
                      tuple(PreemptionTarget(t.key, t.reason, t.cluster_queue) for t in targets),
-                     max_quota_shortfalls(cqs, head), topology)
+                     max_quota_shortfalls(cqs, head), topology, bug)
+
+
+def preference_bug(model: AdmissionModel, head: WorkloadInfo, cqs: Any, pre: Preemptor,
+                   assignment: Any) -> PreferenceBug | None:
+    """The head's flavor assignment by the other ordering of #13616, when the ClusterQueue prefers
+    PreemptionOverBorrowing and the two differ in mode."""
+    if cqs.obj.flavor_fungibility.preference != "PreemptionOverBorrowing":
+        return None
+    cfg = model.scheduler.config
+    used = cfg.no_candidates_ranked_last
+    cfg.no_candidates_ranked_last = not used
+    try:
+        other, _ = model.scheduler.get_assignments(head, cqs, pre)
+    finally:
+        cfg.no_candidates_ranked_last = used
+    fixed, buggy = (assignment, other) if used else (other, assignment)
+    if fixed.representative_mode() == buggy.representative_mode():
+        return None
+
+    def flavors(a: Any) -> tuple[str, ...]:
+        return tuple(sorted({c.name for ps in a.pod_sets for c in ps.flavors.values()}))
+    return PreferenceBug(flavors(buggy), MODE_NAMES[buggy.representative_mode()], flavors(fixed),
+                         MODE_NAMES[fixed.representative_mode()])
 
 
 def max_quota_shortfalls(cq: Any, wi: WorkloadInfo) -> tuple[QuotaShortfall, ...]:

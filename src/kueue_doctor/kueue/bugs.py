@@ -9,11 +9,15 @@ from .features import GATES
 from .releases import (
     EXACT_SHARE_FIX,
     MIN_ONE_SHARE_FIX,
+    NO_CANDIDATES_RANKED_LAST_FIX,
     STUCK_POD_FIX,
     DrsMode,
     KueueRelease,
 )
-from .version import LATEST
+from .version import LATEST, Version
+
+# flavorFungibility.preference (PreemptionOverBorrowing) is API from v0.15.0 (#7316)
+PREFERENCE_API = Version(0, 15)
 
 ISSUES = "kubernetes-sigs/kueue"
 
@@ -52,6 +56,10 @@ BUGS: tuple[KnownBug, ...] = (
     KnownBug("drs-rounding", "integer DRS rounds borrowing ClusterQueues to 0 in fair-sharing preemption",
              (6577,), f"{MIN_ONE_SHARE_FIX.text}; exact shares from {EXACT_SHARE_FIX.text}",
              lambda r: r.drs_mode != DrsMode.EXACT),
+    KnownBug("no-candidates-flavor-preferred",
+             "PreemptionOverBorrowing prefers a flavor without preemption candidates over one that fits",
+             (13607,), NO_CANDIDATES_RANKED_LAST_FIX.text,
+             lambda r: r.version >= PREFERENCE_API and not r.no_candidates_ranked_last),
 )
 
 _BY_CAUSE = {b.cause: b for b in BUGS}
@@ -69,7 +77,10 @@ def affected(release: KueueRelease | None, cause: str) -> bool | None:
     return bug(cause).affected(release)
 
 
-def release_notes(release: KueueRelease | None, fair_sharing: bool) -> list[str]:
+def release_notes(release: KueueRelease | None, fair_sharing: bool,
+                  preemption_over_borrowing: bool = False) -> list[str]:
+    """``preemption_over_borrowing``: some ClusterQueue sets flavorFungibility.preference
+    PreemptionOverBorrowing, the only setting where #13607 bites."""
     if release is None:
         return [("Kueue version unknown (no kueue-controller-manager Deployment in the snapshot): "
                  "release-specific bugs cannot be ruled in or out.")]
@@ -77,6 +88,8 @@ def release_notes(release: KueueRelease | None, fair_sharing: bool) -> list[str]
     for b in BUGS:
         if b.cause == "drs-rounding" and not fair_sharing:
             continue   # DRS is only computed under fair sharing: the bug cannot bite
+        if b.cause == "no-candidates-flavor-preferred" and not preemption_over_borrowing:
+            continue
         if not b.affected(release):
             continue
         if b.gate and release.version >= GATES[b.gate].introduced:

@@ -100,6 +100,37 @@ def victim_causes(facts: Facts, q: QueueFacts, v: Violation) -> list[Cause]:
     return out
 
 
+def no_candidates_flavor_preferred(facts: Facts, q: QueueFacts, v: Violation) -> list[Cause]:
+    """kubernetes-sigs/kueue#13607: under PreemptionOverBorrowing a release before #13616 picks,
+    every cycle, a flavor where the head has no preemption candidates over one where it fits."""
+    h = q.head
+    if h is None or h.preference_bug is None or h.preference_bug.fixed_mode != "Fit":
+        return []
+    aff = affected(facts.release, CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)
+    if aff is False:
+        return []
+    b = h.preference_bug
+    wanted, fits = ", ".join(b.buggy_flavors), ", ".join(b.fixed_flavors)
+    fix = bug(CauseId.NO_CANDIDATES_FLAVOR_PREFERRED).fixed_in
+    if aff and facts.release is not None:
+        statement = (f"{q.name}'s head {h.key} fits flavor {fits}, but Kueue {facts.release.label} "
+                     f"chooses flavor {wanted} ({b.buggy_mode}, no preemption candidates) every cycle because "
+                     f"PreemptionOverBorrowing compares the borrowing level first, so the head never gets in.")
+    else:
+        statement = (f"{q.name}'s head {h.key} fits flavor {fits} yet stays pending: a Kueue older than {fix} "
+                     f"chooses flavor {wanted} ({b.buggy_mode}, no preemption candidates) every cycle under "
+                     f"PreemptionOverBorrowing; collect the kueue-controller-manager Deployment to tell.")
+    return [Cause(
+        CauseId.NO_CANDIDATES_FLAVOR_PREFERRED, Confidence.HIGH if aff else Confidence.MEDIUM, [q.name],
+        v.pending_workloads, statement,
+        [f"head {h.key}: {h.message}" if aff else f"head {h.key}: the engine of a fixed release admits it ({fits})",
+         f"{q.name}: flavorFungibility.preference PreemptionOverBorrowing",
+         *release_evidence(facts, CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)],
+        f"Upgrade Kueue to {fix}; until then set {q.name}'s flavorFungibility.preference to "
+        f"BorrowingOverPreemption (or remove it), which compares the preemption mode first.",
+        weight=len(v.pending_workloads))]
+
+
 def queue_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
     out: list[Cause] = []
     for v in found:
@@ -111,4 +142,5 @@ def queue_causes(facts: Facts, found: list[Violation]) -> list[Cause]:
         out += head_exceeds_max_quota(q, v)
         out += victim_causes(facts, q, v)
         out += held_without_pods_causes(facts, q, v)
+        out += no_candidates_flavor_preferred(facts, q, v)
     return out
