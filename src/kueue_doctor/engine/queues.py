@@ -277,6 +277,12 @@ class QueueManager:
             out.append(wi)
         return out
 
+    def is_preemptor(self, wi: WorkloadInfo) -> bool:
+        """Is ``wi`` its ClusterQueue's preemptor, the workload last re-queued waiting for its
+        victims (upstream's ClusterQueue.IsPreemptor; the sticky head of a BestEffortFIFO queue)?"""
+        q = self.queues.get(self.cluster_queue_for(wi) or "")
+        return q is not None and q.sticky == wi.key
+
     def requeue(self, wi: WorkloadInfo, reason: str, now: datetime) -> None:
         q = self.queues.get(self.cluster_queue_for(wi) or "")
         if q is None:

@@ -60,6 +60,9 @@ class Entry:
     gates: list[str] = field(default_factory=list)   # closed preemption gates that blocked it (preemptionGated)
     second_pass: bool = False        # a TAS node replacement of an admitted workload
     node_failure_eviction: str = ""  # TASFailedNodeReplacementFailFast: why it was evicted
+    # its ClusterQueue's preemptor: the workload last re-queued waiting for its victims
+    # (Head.IsPreemptor), which PrioritizePreemptorWorkloads puts first and lets hold its quota
+    is_preemptor: bool = False
 
     @property
     def key(self) -> WorkloadKey:
@@ -263,6 +266,7 @@ class Scheduler:
         for wi in heads:
             cq_name = self.queues.cluster_queue_for(wi) or ""
             e = Entry(wi, cq_name)
+            e.is_preemptor = self.queues.is_preemptor(wi)
             cq = self.snap.cluster_queues.get(cq_name)
             if admissionchecks.failed(wi.obj):   # a check in Retry or Rejected (admission checks)
                 e.inadmissible_msg = admissionchecks.FAILED_CHECKS_MESSAGE
@@ -387,8 +391,10 @@ class Scheduler:
     def classical_order(self, entries: list[Entry]) -> list[Entry]:
         prio = self.config.gate("PrioritySortingWithinCohort")
 
-        def key(e: Entry) -> tuple[bool, int, int, datetime]:
-            return (not e.wi.obj.is_true("QuotaReserved"), e.assigned.borrows(),
+        preemptors = self.config.gate("PrioritizePreemptorWorkloads")
+
+        def key(e: Entry) -> tuple[bool, bool, int, int, datetime]:
+            return (not e.wi.obj.is_true("QuotaReserved"), not (preemptors and e.is_preemptor), e.assigned.borrows(),
                     -e.wi.priority if prio else 0, e.wi.queue_order_timestamp())
         return sorted(entries, key=key)
 
@@ -441,6 +447,8 @@ class Scheduler:
         return best
 
     def _less(self, a: Entry, b: Entry, cohort: QuotaNode, drs: _Shares) -> bool:
+        if self.config.gate("PrioritizePreemptorWorkloads") and a.is_preemptor != b.is_preemptor:
+            return a.is_preemptor
         da, db = drs[(id(cohort), a.key)], drs[(id(cohort), b.key)]
         if self.config.gate("FairSharingPrioritizeNonBorrowing"):
             ba = da.is_borrowing_on([fr for fr, v in a.assigned.usage.items() if v > 0])
@@ -522,7 +530,10 @@ class Scheduler:
             e.requeue_reason = PREEMPTION_NO_CANDIDATES
             e.reason = "WaitingForQuota"
             e.inadmissible_msg = a.message()
-            if cq.preemption.reclaim_within_cohort != "Any":
+            # reserveCapacityForUnreclaimablePreempt: a queue that cannot always reclaim, or (with
+            # PrioritizePreemptorWorkloads) a preemptor still waiting for its victims, holds the quota
+            if cq.preemption.reclaim_within_cohort != "Any" or (
+                    e.is_preemptor and self.config.gate("PrioritizePreemptorWorkloads")):
                 cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets), self.snap)
                 self.reserve_tas(e)
             return
