@@ -11,7 +11,7 @@ from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler
 from .snapshot import build_snapshot
-from .workload import WorkloadInfo, is_parent, is_variant
+from .workload import WorkloadInfo, info_of, is_parent, is_variant
 
 
 class AdmissionModel:
@@ -22,8 +22,7 @@ class AdmissionModel:
         self.config = config
         # one engine view per workload, shared by the cache, the queues and callers (info())
         self.infos: dict[WorkloadKey, WorkloadInfo] = {
-            key: WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
-                              rules=config.resource_rules)
+            key: info_of(w, config, key)
             for key, w in state.workloads.items()}
         self.snapshot = build_snapshot(state, config, [
             wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission
@@ -70,9 +69,7 @@ class AdmissionModel:
         key = WorkloadKey.of(wl.meta)
         wi = self.infos.get(key)
         if wi is None or wi.obj is not wl:
-            wi = self.infos[key] = WorkloadInfo(wl, self.config.gate("ReclaimablePods"),
-                                                self.config.requeuing_timestamp, key=key,
-                                                rules=self.config.resource_rules)
+            wi = self.infos[key] = info_of(wl, self.config, key)
         return wi
 
     def cycle(self, now: datetime) -> CycleResult:

@@ -14,7 +14,7 @@ from ..keys import WorkloadKey
 from .config import EngineConfig
 from .quota import FR, Quota, QuotaNode, link, recompute_subtree, recompute_usage
 from .tas.cycle import TASInputs, TASUsage, admitted_usage
-from .workload import CandKey, WorkloadInfo
+from .workload import CandKey, WorkloadInfo, info_of
 
 
 @dataclass(slots=True)
@@ -257,8 +257,7 @@ def build_snapshot(state: ClusterState, config: EngineConfig,
             recompute_subtree(cq.node)
 
     if workloads is None:
-        workloads = [WorkloadInfo(w, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
-                                  rules=config.resource_rules)
+        workloads = [info_of(w, config, key)
                      for key, w in state.workloads.items() if w.is_true("QuotaReserved") and w.status.admission]
     for cq in snap.inactive.values():
         recompute_subtree(cq.node)  # standalone: their quota still describes what they promise

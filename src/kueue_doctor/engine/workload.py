@@ -5,14 +5,24 @@ totalRequestsFromAdmission, GetQueueOrderTimestamp), pkg/util/priority.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ..api import objects as o
 from ..keys import WorkloadKey
-from ..kueue.constants import ALLOWED_FLAVORS_ANNOTATION, CONCURRENT_ADMISSION_PARENT_LABEL, GROUP
+from ..kueue.constants import (
+    ALLOWED_FLAVORS_ANNOTATION,
+    CONCURRENT_ADMISSION_PARENT_LABEL,
+    GROUP,
+    PRIORITY_BOOST_ANNOTATION,
+)
 from .assignment import Assignment
 from .transformations import ResourceRules
+
+if TYPE_CHECKING:
+    from .config import EngineConfig
 
 FR = tuple[str, str]  # (flavor, resource)
 Requests = dict[str, int]
@@ -106,9 +116,12 @@ class WorkloadInfo:
     )
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction", *,
-                 key: WorkloadKey | None = None, rules: ResourceRules | None = None):
+                 key: WorkloadKey | None = None, rules: ResourceRules | None = None, boost: bool = False):
         """``rules``: the Configuration's excluded resources and transformations, applied to the
         pod sets' requests (EngineConfig.resource_rules).
+
+        ``boost``: the PriorityBoost gate; ``priority`` is then the effective priority, spec.priority
+        plus the workload's priority-boost annotation, which every ordering and preemption rule reads.
 
         ``key``: the workload's key where the caller holds it (``ClusterState.workloads``), so
         that one key object names a workload everywhere: a key is a tuple subclass, which the
@@ -120,6 +133,8 @@ class WorkloadInfo:
         self.key = key if key is not None else WorkloadKey(self.namespace, self.name)
         self.uid = obj.meta.uid
         self.priority = obj.priority if obj.priority is not None else 0
+        if boost:
+            self.priority += priority_boost(obj)
         self.creation = obj.meta.creation_timestamp or EPOCH
         self.queue_name = obj.queue_name
         self.pod_sets = self._pending_requests(obj, reclaimable, rules)
@@ -265,3 +280,22 @@ def closed_preemption_gates(wl: o.Workload) -> list[str]:
     """spec.preemptionGates not opened in status (a gate only in spec is closed, so a workload
     can be created gated atomically)."""
     return [g for g in wl.preemption_gates if wl.status.preemption_gates.get(g, "Closed") == "Closed"]
+
+
+def info_of(obj: o.Workload, config: EngineConfig, key: WorkloadKey | None = None) -> WorkloadInfo:
+    """The engine's view of ``obj`` under ``config`` (its gates and resource rules)."""
+    return WorkloadInfo(obj, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
+                        rules=config.resource_rules, boost=config.gate("PriorityBoost"))
+
+
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+
+
+def priority_boost(obj: o.Workload) -> int:
+    """The priority-boost annotation as an int32; 0 when absent or not a number (Kueue's webhook
+    refuses such a value, and EffectivePriority falls back to the base priority)."""
+    raw = obj.meta.annotations.get(PRIORITY_BOOST_ANNOTATION, "")
+    if not _DECIMAL.fullmatch(raw):   # strconv.ParseInt(s, 10, 32): no spaces, no underscores
+        return 0
+    v = int(raw)
+    return v if -(1 << 31) <= v < (1 << 31) else 0

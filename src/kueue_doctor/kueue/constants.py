@@ -35,6 +35,8 @@ JOB_CONTROLLER_UID_LABELS: Final = (LEGACY_JOB_CONTROLLER_UID_LABEL, JOB_CONTROL
 # -- on Workloads --------------------------------------------------------------------------------
 JOB_UID_LABEL: Final = f"{GROUP}/job-uid"                     # the owning job's UID
 ALLOWED_FLAVORS_ANNOTATION: Final = f"{GROUP}/workload-allowed-resource-flavors"
+# added to spec.priority with the PriorityBoost gate (KEP-7990; pkg/util/priority EffectivePriority)
+PRIORITY_BOOST_ANNOTATION: Final = f"{GROUP}/priority-boost"
 # ConcurrentAdmission (v0.18+): a parent Workload carries this label ("true"); its variants are
 # Workloads owned by it (ownerReference kind Workload), each allowed one flavor by the annotation above.
 CONCURRENT_ADMISSION_PARENT_LABEL: Final = f"{GROUP}/concurrent-admission-parent"
