@@ -2,6 +2,8 @@
 what the ordinary way loads, and anything irregular in it is read the ordinary way instead."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import yaml
 
@@ -140,7 +142,7 @@ def test_parts_this_process_decodes_while_it_waits_load_the_same(tmp_path, monke
     got = load_paths([path])
     assert streamed == [True]
     text = path.read_text()
-    assert slow_worker and all(text.index(a) > text.index(b) for a, b in zip(slow_worker, slow_worker[1:]))
+    assert slow_worker and all(text.index(a) > text.index(b) for a, b in itertools.pairwise(slow_worker))
     assert "name: w299\n" in slow_worker[0]   # from the end
     same_state(got, ordinary(path, monkeypatch))
 
