@@ -2,6 +2,8 @@
 what the ordinary way loads, and anything irregular in it is read the ordinary way instead."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import yaml
 
@@ -110,3 +112,47 @@ def test_a_bad_object_or_bad_yaml_gives_the_ordinary_error(tmp_path, monkeypatch
             ordinary(path, monkeypatch)
         assert str(ours.value) == str(theirs.value) and str(path) in str(ours.value)
     assert streamed == [False, False]
+
+
+@pytest.fixture
+def slow_worker(monkeypatch):
+    """Workers that take their time, so that this process decodes parts from the end meanwhile;
+    returns the parts it decoded itself while streaming, as text (the forked workers record
+    theirs in their own copy)."""
+    import os
+    import time
+    here, mine = os.getpid(), []
+    real_part, real_decode = yamlfast._worker_part, yamlfast._decode_part
+
+    def slow(span):
+        time.sleep(0.02)
+        return real_part(span)
+
+    def recording(span, text=None):
+        if os.getpid() == here and text is not None:
+            mine.append(text[span[0]:span[1]])
+        return real_decode(span, text)
+    monkeypatch.setattr(yamlfast, "_worker_part", slow)
+    monkeypatch.setattr(yamlfast, "_decode_part", recording)
+    return mine
+
+
+def test_parts_this_process_decodes_while_it_waits_load_the_same(tmp_path, monkeypatch, streamed, slow_worker):
+    path = write(tmp_path, items(300))
+    got = load_paths([path])
+    assert streamed == [True]
+    text = path.read_text()
+    assert slow_worker and all(text.index(a) > text.index(b) for a, b in itertools.pairwise(slow_worker))
+    assert "name: w299\n" in slow_worker[0]   # from the end
+    same_state(got, ordinary(path, monkeypatch))
+
+
+def test_a_part_for_pyyaml_that_this_process_decodes_sends_the_file_the_ordinary_way(
+        tmp_path, monkeypatch, streamed, slow_worker):
+    objs = items(300)
+    objs[-1]["metadata"]["generation"] = "0755"
+    path = write(tmp_path, objs)
+    path.write_text(path.read_text().replace("generation: '0755'", "generation: 0755"))
+    got = load_paths([path])
+    assert streamed == [False] and any("generation: 0755" in part for part in slow_worker)
+    same_state(got, ordinary(path, monkeypatch))

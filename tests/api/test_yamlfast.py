@@ -253,3 +253,29 @@ def test_every_yaml_file_of_the_repository_decodes_on_several_cores_as_pyyaml_do
             checked += 1
             assert docs == yamlfast.reference_load_all(text), p
     assert checked > 0
+
+
+def _whole_text_needs_reference(text: str) -> bool:
+    """needs_reference as it was, searching the whole text: the reference for the line-wise one."""
+    lines = "\n" + text
+    return yamlfast._odd_characters(text) or any(p.search(lines) for p in yamlfast._NEEDS_REFERENCE)
+
+
+def test_distinct_lines_tell_what_the_whole_text_tells():
+    import random
+    rng = random.Random(5)
+    texts = []
+    for p in _object_files():
+        try:
+            texts.append(p.read_bytes().decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            continue
+    snippets = [*QUIRKS, "a: 1\n", "- b\n", "  c: 'yes'\n", "key: \"0755\"\n", "x: |\n  on\n", "- - 12\n",
+                "--- \n", "a:\n- 1\n", "b: [ ]\n", "c: {}\n", " ", "\n", "d: 1 # yes\n", "e: 2026-01-01 "]
+    for _ in range(3000):   # quirks and harmless lines shuffled, with and without a final newline
+        lines = [rng.choice(snippets) for _ in range(rng.randint(1, 6))]
+        text = "".join(lines)
+        texts.append(text if rng.random() < 0.7 else text.rstrip("\n"))
+    assert sum(map(_whole_text_needs_reference, texts)) > 1000
+    for text in texts:
+        assert yamlfast.needs_reference(text) == _whole_text_needs_reference(text), repr(text[:200])

@@ -75,7 +75,11 @@ def _odd_characters(text: str) -> bool:
 
 def needs_reference(text: str) -> bool:
     """Whether the text holds anything the fast decoder might read differently from PyYAML."""
-    lines = "\n" + text  # so that the first line is a line like the others
+    # Every pattern lies within one line (it may take the newline before and after it, and a
+    # line's end and the text's end are alike to it), so each distinct line is searched once:
+    # a kubectl-written List repeats most of its lines (an eighth of the text is distinct).
+    # Each line after a newline, so that the first line is a line like the others.
+    lines = "\n" + "\n".join(set(text.split("\n")))
     return _odd_characters(text) or any(p.search(lines) for p in _NEEDS_REFERENCE)
 
 
@@ -143,8 +147,8 @@ def split_list(text: str, parts: int) -> tuple[str, list[tuple[int, int]]] | Non
     return head, list(itertools.pairwise(cuts))
 
 
-def _decode_part(span: tuple[int, int]) -> list[Any] | None:
-    part = _text[span[0]:span[1]]
+def _decode_part(span: tuple[int, int], text: str | None = None) -> list[Any] | None:
+    part = (_text if text is None else text)[span[0]:span[1]]
     if needs_reference(part):
         return None
     try:
@@ -209,11 +213,16 @@ def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
 
 # -- a large List handed out part by part, for its objects to be built while the rest decodes --
 # parallel_load_all leaves the building of typed objects (as long as the decoding on one core) to
-# the end, with the workers idle. Streamed, every part is decoded by a worker and each decoded part
-# is handed out as soon as it is there: the caller builds the objects of one part while the workers
-# decode the next ones, and does no decoding itself (on two cores, building and decoding each take
-# about 5 s of CPU for 100,000 Workloads: a worker and this process, each on a core).
+# the end, with the workers idle. Streamed, the parts are decoded by forked workers and handed out
+# in order as soon as each is there: the caller builds the objects of one part while the workers
+# decode the next ones. Decoding a part costs more than building its objects (on two cores, for
+# 100,000 Workloads, about 5 s of decoding in the worker against 4 s of building here), so while
+# the next part is not there yet this process decodes one itself, from the end of the List (its
+# own parts need no marshalling either); a part is decoded by whoever claims it first.
 STREAM_PART = 2 * 2**20          # characters per part: the first objects are built early
+_spans: list[tuple[int, int]] = []
+_claims: Any = None              # one byte per part, set by whoever decodes it (shared, locked)
+_TAKEN = b""                     # a worker's answer for a part this process claimed
 
 
 class NotFast(Exception):
@@ -223,9 +232,9 @@ class NotFast(Exception):
 
 def stream_list(text: str, cores: int | None = None) -> tuple[dict, Generator[list[Any], None, None]] | None:
     """A large kubectl-written List as its head (the List with ``items: []``) and the runs of its
-    items in order, decoded by ``cores - 1`` forked workers as ``fast_load_all`` decodes them; None
-    when the text is not such a List or no worker can be started. The iterator raises NotFast
-    when a part is not for the fast decoder; closing it stops the workers."""
+    items in order, decoded by ``cores - 1`` forked workers and this process as ``fast_load_all``
+    decodes them; None when the text is not such a List or no worker can be started. The
+    iterator raises NotFast when a part is not for the fast decoder; closing it stops the workers."""
     cores = cores or usable_cores()
     if len(text) < PARALLEL_FROM or not _can_fork(cores):
         return None
@@ -239,26 +248,60 @@ def stream_list(text: str, cores: int | None = None) -> tuple[dict, Generator[li
     return docs[0], _streamed_parts(text, spans, cores)
 
 
+def _claim(i: int, claims: Any = None) -> bool:
+    claims = _claims if claims is None else claims
+    with claims.get_lock():
+        if claims[i]:
+            return False
+        claims[i] = 1
+        return True
+
+
+def _worker_claimed(i: int) -> bytes | None:
+    if not _claim(i):
+        return _TAKEN
+    return _worker_part(_spans[i])
+
+
 def _streamed_parts(text: str, spans: list[tuple[int, int]], cores: int) -> Generator[list[Any], None, None]:
-    global _text
-    _text = text
+    global _text, _spans, _claims
+    ctx = mp.get_context("fork")
+    _text, _spans = text, spans
     try:
-        # the objects are built here as long as the decoding takes on one core: one worker
-        # fewer than cores keeps this process on a core of its own instead of sharing
-        pool = mp.get_context("fork").Pool(max(1, cores - 1))
+        _claims = ctx.Array("b", len(spans))
+        # one worker fewer than cores: this process builds the objects (and decodes when idle)
+        pool = ctx.Pool(max(1, cores - 1))
     except Exception:  # no worker here (a daemon, a process limit)
         raise NotFast from None
     finally:
-        _text = ""
+        _text, _spans = "", []
+    claims = _claims
+    mine: dict[int, list[Any]] = {}   # parts this process decoded, by index
+    back = len(spans) - 1             # the next part to claim from the end
     try:
-        for part in pool.imap(_worker_part, spans):
+        results = pool.imap(_worker_claimed, range(len(spans)))
+        for i in range(len(spans)):
+            while True:   # the worker's answer for part i (in order), decoding from the end meanwhile
+                try:
+                    part = results.next(timeout=0) if back > i else results.next()
+                    break
+                except mp.TimeoutError:
+                    j, back = back, back - 1
+                    if not _claim(j, claims):
+                        back = i   # the worker reached it: nothing is left to claim
+                        continue
+                    items = _decode_part(spans[j], text)
+                    if items is None:
+                        raise NotFast from None
+                    mine[j] = items
             if part is None:
                 raise NotFast
-            yield marshal.loads(part)
+            yield mine.pop(i) if part == _TAKEN else marshal.loads(part)
     except NotFast:
         raise
-    except Exception:  # a worker failed
+    except Exception:  # a worker failed (or no part i anywhere)
         raise NotFast from None
     finally:
         pool.terminate()
         pool.join()
+        _claims = None

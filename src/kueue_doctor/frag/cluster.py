@@ -100,15 +100,16 @@ class Cluster:
                 mask = self._elig[key] = ok[self.kind]
         return mask
 
-    def feasible(self, pod: PodShape) -> np.ndarray:
-        """Nodes that can take one more ``pod`` now (CPU, memory, GPU count and share, selectors)."""
-        mask = (self.cpu >= pod.cpu) & (self.mem >= pod.mem)
+    def feasible(self, pod: PodShape, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Nodes (of ``rows``, default all) that can take one more ``pod`` now (CPU, memory, GPU
+        count and share, selectors)."""
+        mask = (self.cpu[rows] >= pod.cpu) & (self.mem[rows] >= pod.mem)
         if pod.wants_gpu:
             if pod.gpus > self.width:
-                return np.zeros(len(self.cpu), dtype=bool)
-            mask &= self.free[:, pod.gpus - 1] >= pod.gpu_milli
+                return np.zeros(len(mask), dtype=bool)
+            mask &= self.free[rows, pod.gpus - 1] >= pod.gpu_milli
         if pod.wants_gpu or not pod.placement.empty or self._any_refusal:
-            mask &= self.eligible_mask(pod)
+            mask &= self.eligible_mask(pod)[rows]
         return mask
 
     def fitting_count(self, pod: PodShape, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
@@ -131,16 +132,18 @@ class Cluster:
         self.cpu[j] -= pod.cpu
         self.mem[j] -= pod.mem
         if pod.wants_gpu:
-            row = self.free[j]
+            # a row is a handful of GPUs: plain list work costs less than numpy calls on it
+            row = self.free[j].tolist()
             m, n = pod.gpu_milli, pod.gpus
-            cnt = int((row >= m).sum())
             if pod.is_share and gpu_value is not None:
-                pos = int(np.flatnonzero(row == gpu_value)[0])
-                row[pos] -= m
+                row[row.index(gpu_value)] -= m
             else:
-                row[cnt - n:cnt] -= m
-            row[::-1].sort()
-            self.nfull[j] = int((row == GPU_MILLI).sum())
+                cnt = sum(1 for v in row if v >= m)
+                for k in range(cnt - n, cnt):
+                    row[k] -= m
+            row.sort(reverse=True)
+            self.free[j] = row
+            self.nfull[j] = row.count(GPU_MILLI)
             self.idle[j] -= n * m
             self.used_milli += n * m
             self.tags[j] |= self.tag_bit(pod.affinity_tag())
@@ -189,6 +192,8 @@ class Cluster:
         self.choice = np.concatenate([self.choice, np.zeros((grow, self.choice.shape[1]), np.int32)])
 
     def grow_shapes(self, need: int) -> None:
+        if self.model is None:
+            return   # no measure, no per-state scores
         have = self.scores.shape[1]
         if need > have:
             extra = max(need, 2 * have) - have

@@ -82,14 +82,16 @@ def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
     tie-break order is a seeded shuffle, as in the replay; FGD weighs fragmentation by the
     shapes of ``typical_from`` (default: the running pods and the asked shapes).
     """
-    typical = typical_shapes(list(typical_from) if typical_from is not None else [*running, *shapes])
+    classes = [policy_class(name) for name in policies]
+    # only FGD reads the measure: the other policies place the same without it
+    typical = typical_shapes(list(typical_from) if typical_from is not None else [*running, *shapes]) \
+        if any(cls.needs_measure for cls in classes) else None
     out = {}
-    for name in policies:
-        cls = policy_class(name)
+    for cls in classes:
         rng = random.Random(seed)
         order = list(range(len(empty_nodes)))
         rng.shuffle(order)
-        placer = Placer(empty_nodes, cls(rng), order, typical)
+        placer = Placer(empty_nodes, cls(rng), order, typical, measure=cls.needs_measure)
         refused = sum(not placer.place(p) for p in running)
         after = placer.cluster.node_shapes()
         out[cls.name] = ([count_slots(after, s).slots for s in shapes], refused)

@@ -24,8 +24,22 @@ def _pick(score: np.ndarray, feas: np.ndarray) -> int:
     return int(np.argmax(np.where(feas, score, NEG)))
 
 
+class Rows:
+    """The arrays a score reads, restricted to some rows of a cluster: a policy whose score of
+    a node depends only on that node's free resources and kind (``by_state``) scores one row
+    per group of nodes in the same state with the very arithmetic it uses on all rows."""
+
+    def __init__(self, cl: Cluster, rows: np.ndarray):
+        self.cpu, self.idle, self.free = cl.cpu[rows], cl.idle[rows], cl.free[rows]
+        self.nfull, self.ngpu = cl.nfull[rows], cl.ngpu[rows]
+
+
 class Policy:
     name = ""
+    # the score of a node is a function of its state (kind, free CPU, memory and GPUs) and the
+    # pod alone, and ties go to the first row: the Placer may score one node per state
+    by_state = False
+    needs_measure = False   # reads the cluster's FGD measure
 
     def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random(0)
@@ -34,6 +48,12 @@ class Policy:
         """(row of the chosen node, free milli of the GPU a share pod should use or None)."""
         j = _pick(self.score(cl, pod, pid, feas), feas)
         return j, None
+
+    def state_scores(self, cl: Cluster, pod: PodShape, pid: int,
+                     rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """For ``by_state`` policies: the score of each of ``rows`` (all feasible) and, for share
+        pods where the policy picks the GPU, the free milli of the GPU it would use."""
+        return self.score(Rows(cl, rows), pod, pid, np.ones(len(rows), dtype=bool)), None  # type: ignore[arg-type]
 
     def score(self, cl: Cluster, pod: PodShape, pid: int, feas: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -55,6 +75,7 @@ class RandomPolicy(Policy):
 class DotProdPolicy(Policy):
     """Prefers the node whose free (CPU, GPU) vector is least aligned with the pod's demand."""
     name = "DotProd"
+    by_state = True
 
     def score(self, cl, pod, pid, feas):
         d = ((cl.cpu / CPU_SCALE) * (pod.cpu / CPU_SCALE)
@@ -65,6 +86,7 @@ class DotProdPolicy(Policy):
 class BestFitPolicy(Policy):
     """Least leftover CPU and GPU after placement."""
     name = "BestFit"
+    by_state = True
 
     def score(self, cl, pod, pid, feas):
         raw = 0.5 * (cl.cpu - pod.cpu) / CPU_SCALE + 0.5 * (cl.idle - pod.gpu_total) / GPU_SCALE
@@ -74,6 +96,7 @@ class BestFitPolicy(Policy):
 class GpuPackingPolicy(Policy):
     """Partly used GPU > free GPU on a used node > untouched node (smaller nodes first)."""
     name = "GpuPacking"
+    by_state = True
 
     def score(self, cl, pod, pid, feas):
         if not pod.wants_gpu:
@@ -114,9 +137,21 @@ class GpuClusteringPolicy(Policy):
 class FGDPolicy(Policy):
     """Fragmentation Gradient Descent: the placement that grows expected fragmentation least."""
     name = "FGD"
+    by_state = True
+    needs_measure = True
 
     def choose(self, cl, pod, pid, feas):
         rows = np.flatnonzero(feas)
+        sc = self._scores(cl, pod, pid, rows)
+        best = int(np.argmax(sc))
+        j = int(rows[best])
+        return j, (int(cl.choice[cl.sid[j], pid]) if pod.is_share else None)
+
+    def state_scores(self, cl, pod, pid, rows):
+        sc = self._scores(cl, pod, pid, rows)
+        return sc, (cl.choice[cl.sid[rows], pid] if pod.is_share else None)
+
+    def _scores(self, cl: Cluster, pod: PodShape, pid: int, rows: np.ndarray) -> np.ndarray:
         sids = cl.sid[rows]
         sc = cl.scores[sids, pid]
         missing = sids[sc < 0]
@@ -126,9 +161,7 @@ class FGDPolicy(Policy):
             cl.scores[todo, pid] = score
             cl.choice[todo, pid] = choice
             sc = cl.scores[sids, pid]
-        best = int(np.argmax(sc))
-        j = int(rows[best])
-        return j, (int(cl.choice[sids[best], pid]) if pod.is_share else None)
+        return sc
 
     def score(self, cl, pod, pid, feas):  # pragma: no cover - choose() is used instead
         raise NotImplementedError

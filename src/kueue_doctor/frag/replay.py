@@ -11,6 +11,7 @@ over several seeds, not seed by seed.
 """
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,13 +119,27 @@ def bin_by_arrival(arrived: np.ndarray, values: Sequence[float], total_gpus: flo
 
 
 class Placer:
-    """Places pods one at a time with one policy; a pod that fits nowhere is refused."""
+    """Places pods one at a time with one policy; a pod that fits nowhere is refused.
+
+    Where the policy scores a node by its state alone (``Policy.by_state``) and the nodes fall
+    into few states (a cluster of a few node types: every node the same until pods land), the
+    nodes are kept grouped by state (kind, free CPU, memory and GPUs; a kind decides
+    eligibility): fit and score are asked once per state and pod shape, and the node chosen is
+    the first row of the best-scoring states, which is the row ``argmax`` over all rows picks.
+    With many states (a trace of varied nodes) every pod is scored over all rows instead.
+    """
+
+    MAX_STATES = 64   # beyond, a loop over states in Python costs more than numpy over rows
 
     def __init__(self, nodes: Sequence[NodeShape], policy: Policy, order: Sequence[int] | None = None,
-                 typical: Sequence[TypicalShape] | None = None):
-        self.cluster = Cluster(nodes, order, typical if typical is not None else [])
+                 typical: Sequence[TypicalShape] | None = None, measure: bool = True):
+        """``measure``: keep the FGD measure up to date (FGD and the replay's curves read it)."""
+        self.cluster = Cluster(nodes, order, (typical if typical is not None else []) if measure else None)
         self.policy = policy
         self._pids: dict[PodShape, int] = {}
+        self._states: _States | None = _States(self.cluster) if policy.by_state else None
+        if self._states is not None and self._states.live > self.MAX_STATES:
+            self._states = None
 
     def place(self, pod: PodShape) -> bool:
         cl = self.cluster
@@ -132,12 +147,112 @@ class Placer:
         if pid is None:
             pid = self._pids[pod] = len(self._pids)
             cl.grow_shapes(pid + 1)
-        feas = cl.feasible(pod)
-        if not feas.any():
-            return False
-        j, gpu = self.policy.choose(cl, pod, pid, feas)
+        states = self._states
+        if states is not None and not pod.placement.uses_node_name:
+            chosen = states.choose(self.policy, pod, pid)
+            if chosen is None:
+                return False
+            j, gpu = chosen
+        else:
+            feas = cl.feasible(pod)
+            if not feas.any():
+                return False
+            j, gpu = self.policy.choose(cl, pod, pid, feas)
         cl.place(j, pod, gpu)
+        if states is not None:
+            states.moved(j)
+            if states.live > self.MAX_STATES:
+                self._states = None
         return True
+
+
+class _States:
+    """The rows of a Cluster grouped by state, each group's rows in a heap (smallest row first;
+    a row that left keeps a stale entry, dropped when it comes to the top), and per pod shape
+    what a state offers: None (no fit) or (score, GPU choice)."""
+
+    def __init__(self, cl: Cluster):
+        self.cl = cl
+        self.ids: dict[tuple, int] = {}
+        self.rows: list[list[int]] = []       # state -> heap of rows
+        self.count: list[int] = []            # state -> rows in it now
+        self.of: list[int] = []               # row -> its state
+        self.offers: list[dict[int, tuple[int, int | None] | None]] = []   # pod shape -> state -> offer
+        self.alive: set[int] = set()          # states some row is in
+        for j in range(len(cl.cpu)):
+            sid = self._id(j)
+            self.of.append(sid)
+            self.rows[sid].append(j)          # rows ascending: already heaps
+            self._count(sid, 1)
+
+    def _id(self, j: int) -> int:
+        cl = self.cl
+        key = (int(cl.kind[j]), int(cl.cpu[j]), int(cl.mem[j]), cl.free[j].tobytes())
+        sid = self.ids.get(key)
+        if sid is None:
+            sid = self.ids[key] = len(self.rows)
+            self.rows.append([])
+            self.count.append(0)
+        return sid
+
+    @property
+    def live(self) -> int:
+        return len(self.alive)
+
+    def _count(self, sid: int, d: int) -> None:
+        n = self.count[sid] = self.count[sid] + d
+        if n:
+            self.alive.add(sid)
+        else:
+            self.alive.discard(sid)
+
+    def moved(self, j: int) -> None:
+        """Row ``j`` was just placed on: file it under its new state."""
+        sid = self._id(j)
+        old = self.of[j]
+        if sid != old:
+            self.of[j] = sid
+            self._count(old, -1)
+            self._count(sid, 1)
+            heapq.heappush(self.rows[sid], j)
+
+    def _first(self, sid: int) -> int:
+        heap = self.rows[sid]
+        while self.of[heap[0]] != sid:
+            heapq.heappop(heap)
+        return heap[0]
+
+    def choose(self, policy: Policy, pod: PodShape, pid: int) -> tuple[int, int | None] | None:
+        while len(self.offers) <= pid:
+            self.offers.append({})
+        offers = self.offers[pid]
+        live = self.alive
+        new = [s for s in live if s not in offers]
+        if new:
+            reps = np.array([self._first(s) for s in new], dtype=np.int64)
+            feas = self.cl.feasible(pod, reps)
+            fit = np.flatnonzero(feas)
+            for s in new:
+                offers[s] = None
+            if len(fit):
+                scores, gpus = policy.state_scores(self.cl, pod, pid, reps[fit])
+                for i, k in enumerate(fit.tolist()):
+                    offers[new[k]] = (int(scores[i]), None if gpus is None else int(gpus[i]))
+        best: tuple[int, int] | None = None   # (score, -row)
+        gpu = None
+        for s in live:
+            offer = offers[s]
+            if offer is None:
+                continue
+            score = offer[0]
+            if best is not None and score < best[0]:
+                continue
+            row = self._first(s)
+            if best is None or score > best[0] or -row > best[1]:
+                best, gpu = (score, -row), offer[1]
+        if best is None:
+            return None
+        return -best[1], gpu
 
 
 def replay(nodes: Sequence[NodeShape], trace: Sequence[TracePod], policy: str, seed: int,
