@@ -185,6 +185,21 @@ class Run:
         self.wl.append(zeros if wl is None else wl)
         self.aux.append(zeros if aux is None else aux)
 
+    def columns(self, code: bytes, place: bytes, sub: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes,
+                texts: list, keys: list, extras: list, n: int, lo: float, hi: float) -> None:
+        """A run's operations as the compiled extractor gives them (fastpath.py): the columns as
+        bytes, its string and workload tables (this run's only ones) and what it saw."""
+        if code:
+            self.code.append(np.frombuffer(code, np.int8))
+            self.place.append(np.frombuffer(place, np.int64))
+            self.sub.append(np.frombuffer(sub, np.int32))
+            self.ts.append(np.frombuffer(ts, np.float64))
+            self.cq.append(np.frombuffer(cq, np.int32))
+            self.wl.append(np.frombuffer(wl, np.int32))
+            self.aux.append(np.frombuffer(aux, np.int32))
+        self.texts, self.keys, self.extras = texts, keys, extras
+        self.n, self.lo, self.hi = n, lo, hi
+
     def events(self, placed: list) -> None:
         """(place, event) of the per-line path."""
         if placed:
