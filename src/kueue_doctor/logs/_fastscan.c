@@ -45,6 +45,7 @@ static struct {
     int n_msgs;
     lit_t msgs[MAX_MESSAGES];    /* whole '"msg":"TEXT"' patterns, in the alternation's order */
     int msg_kind[MAX_MESSAGES];
+    uint64_t msg_pre[MAX_MESSAGES], msg_mask[MAX_MESSAGES];   /* up to 8 bytes after msgkey */
     int n_levels;
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
@@ -188,9 +189,56 @@ static const char *find(const char *hay, const char *end, lit_t needle) {
 
 /* --- the state of one call ------------------------------------------------------------------- */
 
+/* A table from a value's bytes (one or two pieces of the buffer, alive for the call) to its id:
+ * the Python objects are made once per distinct value, not once per line. */
+typedef struct { const char *a, *b; Py_ssize_t an, bn; uint64_t h; int32_t id; } slot_t;
+typedef struct { slot_t *s; Py_ssize_t cap, n; } table_t;
+
+static uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < an; i++) h = (h ^ (unsigned char)a[i]) * 1099511628211ULL;
+    h = (h ^ 0x100) * 1099511628211ULL;   /* no byte value: "ab"+"c" and "a"+"bc" differ */
+    for (Py_ssize_t i = 0; i < bn; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of the value: found (its id >= 0) or empty (id -1), to be filled by the caller. */
+static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    if (2 * (t->n + 1) > t->cap) {
+        Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+        slot_t *s = PyMem_Calloc((size_t)cap, sizeof(slot_t));
+        if (s == NULL) { PyErr_NoMemory(); return NULL; }
+        for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
+        for (Py_ssize_t i = 0; i < t->cap; i++) {
+            if (t->s[i].id < 0) continue;
+            Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
+            while (s[j].id >= 0) j = (j + 1) & (cap - 1);
+            s[j] = t->s[i];
+        }
+        PyMem_Free(t->s);
+        t->s = s;
+        t->cap = cap;
+    }
+    uint64_t h = hash2(a, an, b, bn);
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+    for (;;) {
+        slot_t *x = &t->s[j];
+        if (x->id < 0) {
+            x->a = a; x->an = an; x->b = b; x->bn = bn; x->h = h;
+            t->n++;
+            return x;
+        }
+        if (x->h == h && x->an == an && x->bn == bn && memcmp(x->a, a, (size_t)an) == 0
+            && memcmp(x->b, b, (size_t)bn) == 0)
+            return x;
+        j = (j + 1) & (t->cap - 1);
+    }
+}
+
 typedef struct {
+    table_t t_text, t_pair, t_wltext;
     vec_t code, place, sub, ts, cq, wl, aux;
-    PyObject *strings, *texts, *workloads, *keys, *extras, *rest;
+    PyObject *texts, *keys, *extras, *rest;
     Py_ssize_t n_seen;
     double lo, hi;
     char last_head[19];
@@ -201,79 +249,53 @@ typedef struct {
 static void state_free(state_t *st) {
     vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
-    Py_XDECREF(st->strings);
+    PyMem_Free(st->t_text.s);
+    PyMem_Free(st->t_pair.s);
+    PyMem_Free(st->t_wltext.s);
     Py_XDECREF(st->texts);
-    Py_XDECREF(st->workloads);
     Py_XDECREF(st->keys);
     Py_XDECREF(st->extras);
     Py_XDECREF(st->rest);
 }
 
-/* The id of ``s`` in the string table (its text decoded). */
-static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
-    PyObject *k = PyBytes_FromStringAndSize(s, n);
-    if (k == NULL) return -1;
-    PyObject *id = PyDict_GetItemWithError(st->strings, k);
-    if (id != NULL) {
-        Py_DECREF(k);
-        return (int32_t)PyLong_AsLong(id);
-    }
-    if (PyErr_Occurred()) { Py_DECREF(k); return -1; }
-    Py_ssize_t next = PyList_GET_SIZE(st->texts);
-    PyObject *text = PyUnicode_DecodeASCII(s, n, "strict");
-    PyObject *v = PyLong_FromSsize_t(next);
-    int bad = text == NULL || v == NULL || PyList_Append(st->texts, text) < 0 || PyDict_SetItem(st->strings, k, v) < 0;
-    Py_XDECREF(text);
-    Py_XDECREF(v);
-    Py_DECREF(k);
-    return bad ? -1 : (int32_t)next;
+/* Fill a fresh slot: ``value`` (a new reference, or NULL on error) appended to ``values``. */
+static int32_t fill(slot_t *x, PyObject *value, PyObject *values) {
+    if (value == NULL) { x->id = -1; return -1; }
+    Py_ssize_t next = PyList_GET_SIZE(values);
+    int bad = PyList_Append(values, value) < 0;
+    Py_DECREF(value);
+    if (bad || next > INT32_MAX) { x->id = -1; return -1; }
+    x->id = (int32_t)next;
+    return x->id;
 }
 
-static int32_t table_id(state_t *st, PyObject *k, PyObject *(*make)(PyObject *, const char *, Py_ssize_t,
-                        const char *, Py_ssize_t), const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    PyObject *id = PyDict_GetItemWithError(st->workloads, k);
-    if (id != NULL) return (int32_t)PyLong_AsLong(id);
-    if (PyErr_Occurred()) return -1;
-    Py_ssize_t next = PyList_GET_SIZE(st->keys);
-    PyObject *value = make(k, a, an, b, bn);
-    PyObject *v = PyLong_FromSsize_t(next);
-    int bad = value == NULL || v == NULL || PyList_Append(st->keys, value) < 0 || PyDict_SetItem(st->workloads, k, v) < 0;
-    Py_XDECREF(value);
-    Py_XDECREF(v);
-    return bad ? -1 : (int32_t)next;
+/* The id of a text in the string table (decoded: the line is ASCII). */
+static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
+    slot_t *x = table_slot(&st->t_text, s, n, "", 0);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
+    return fill(x, PyUnicode_DecodeASCII(s, n, "strict"), st->texts);
 }
 
 /* batch._workload: (namespace, name) as str, ("", "") when either is empty */
-static PyObject *make_pair(PyObject *k, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
-    (void)k;
-    if (nsn == 0 || namen == 0) return Py_BuildValue("(ss)", "", "");
-    return Py_BuildValue("(s#s#)", ns, nsn, name, namen);
-}
-
-static PyObject *make_from_text(PyObject *k, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    (void)a; (void)an; (void)b; (void)bn;
-    return PyObject_CallOneArg(C.workload_text, k);
-}
-
 static int32_t pair_id(state_t *st, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
-    /* a NUL cannot be in a value (no control characters), nor a DRS text (also a value) */
-    PyObject *k = PyBytes_FromStringAndSize(NULL, nsn + 1 + namen);
-    if (k == NULL) return -1;
-    char *d = PyBytes_AS_STRING(k);
-    memcpy(d, ns, (size_t)nsn);
-    d[nsn] = '\0';
-    memcpy(d + nsn + 1, name, (size_t)namen);
-    int32_t id = table_id(st, k, make_pair, ns, nsn, name, namen);
-    Py_DECREF(k);
-    return id;
+    slot_t *x = table_slot(&st->t_pair, ns, nsn, name, namen);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
+    PyObject *v = (nsn == 0 || namen == 0) ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", ns, nsn, name, namen);
+    return fill(x, v, st->keys);
 }
 
+/* batch._workload_text of a DRS item's "ns/name" */
 static int32_t wltext_id(state_t *st, const char *s, Py_ssize_t n) {
+    slot_t *x = table_slot(&st->t_wltext, s, n, "", 0);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
     PyObject *k = PyBytes_FromStringAndSize(s, n);
-    if (k == NULL) return -1;
-    int32_t id = table_id(st, k, make_from_text, NULL, 0, NULL, 0);
+    if (k == NULL) { x->id = -1; return -1; }
+    PyObject *v = PyObject_CallOneArg(C.workload_text, k);
     Py_DECREF(k);
-    return id;
+    return fill(x, v, st->keys);
 }
 
 static const double POW10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -492,11 +514,37 @@ static int keep_evaluated(const char *m, const char *e, const char *hi) {
     return p != NULL && !(p + LIT(L_BORROWING).n < e && p[LIT(L_BORROWING).n] == '0');
 }
 
+/* The first msgkey in [s, e): memchr for its second byte ('m', which a line's head before the
+ * message hardly has), then the whole key; memmem's setup costs more on a short line. */
+static const char *find_key(const char *s, const char *e, lit_t key) {
+    const char *q = s + 1;
+    while (e - q >= key.n - 1) {
+        q = memchr(q, key.p[1], (size_t)(e - q));
+        if (q == NULL) return NULL;
+        if (e - (q - 1) >= key.n && memcmp(q - 1, key.p, (size_t)key.n) == 0) return q - 1;
+        q++;
+    }
+    return NULL;
+}
+
 /* The kind of the line's first message (0: none). */
 static int first_message(const char *ls, const char *e, const char **at) {
     lit_t key = LIT(L_MSGKEY);
     const char *q = ls;
-    while ((q = find(q, e, key)) != NULL) {
+    while ((q = find_key(q, e, key)) != NULL) {
+        if (e - q >= key.n + 8) {   /* most lines: 8 bytes compared with each message's first */
+            uint64_t x;
+            memcpy(&x, q + key.n, 8);
+            for (int i = 0; i < C.n_msgs; i++) {
+                lit_t m = C.msgs[i];
+                if ((x & C.msg_mask[i]) == C.msg_pre[i] && e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
+                    *at = q;
+                    return C.msg_kind[i];
+                }
+            }
+            q++;
+            continue;
+        }
         for (int i = 0; i < C.n_msgs; i++) {
             lit_t m = C.msgs[i];
             if (e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
@@ -510,6 +558,11 @@ static int first_message(const char *ls, const char *e, const char **at) {
 }
 
 static int ascii(const char *s, const char *e) {
+    for (; e - s >= 8; s += 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        if (x & 0x8080808080808080ULL) return 0;
+    }
     for (; s < e; s++)
         if ((unsigned char)*s >= 0x80) return 0;
     return 1;
@@ -543,18 +596,17 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
         Py_RETURN_NONE;
     }
     int conflicts = find(lo, hi, LIT(L_CONFLICT)) != NULL;
+    int all_ascii = ascii(lo, hi);
     state_t st;
     memset(&st, 0, sizeof st);
     st.lo = INFINITY;
     st.hi = -INFINITY;
-    st.strings = PyDict_New();
     st.texts = PyList_New(0);
-    st.workloads = PyDict_New();
     st.keys = PyList_New(0);
     st.extras = PyList_New(0);
     st.rest = PyList_New(0);
     PyObject *out = NULL;
-    if (!st.strings || !st.texts || !st.workloads || !st.keys || !st.extras || !st.rest) goto done;
+    if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
     Py_ssize_t lines = 0;
     const char *ls = lo;
     while (ls < hi) {
@@ -566,7 +618,7 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
         if (kind && !(kind == C.k_evaluated && !keep_evaluated(at + LIT(L_MSGKEY).n, le, base + view.len))) {
             int took = 0;
             if ((kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs)
-                && !(conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) && ascii(ls, le)) {
+                && !(conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) && (all_ascii || ascii(ls, le))) {
                 int64_t place = ls - base;
                 if (kind == C.k_admitted) took = take_admitted(&st, ls, le, place);
                 else if (kind == C.k_requeued) took = take_requeued(&st, ls, le, place);
@@ -670,7 +722,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     C.ready = 0;
     for (int i = 0; i < L_COUNT_OF; i++)
         if (get_lit(cfg, LIT_NAMES[i], &C.lit[i]) < 0) return NULL;
-    if (C.lit[L_MSGKEY].n == 0 || C.lit[L_CONFLICT].n == 0 || C.lit[L_ERROR_PREFIX].n == 0) {
+    if (C.lit[L_MSGKEY].n < 2 || C.lit[L_CONFLICT].n == 0 || C.lit[L_ERROR_PREFIX].n == 0) {
         PyErr_SetString(PyExc_ValueError, "configure: empty needle");
         return NULL;
     }
@@ -683,11 +735,20 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
         return NULL;
-    for (int i = 0; i < C.n_msgs; i++)
-        if (C.msgs[i].n < C.lit[L_MSGKEY].n || memcmp(C.msgs[i].p, C.lit[L_MSGKEY].p, (size_t)C.lit[L_MSGKEY].n)) {
+    for (int i = 0; i < C.n_msgs; i++) {
+        lit_t m = C.msgs[i], k = C.lit[L_MSGKEY];
+        if (m.n < k.n || memcmp(m.p, k.p, (size_t)k.n)) {
             PyErr_SetString(PyExc_ValueError, "configure: a message must start with msgkey");
             return NULL;
         }
+        unsigned char pre[8] = {0}, mask[8] = {0};
+        for (Py_ssize_t j = 0; j < 8 && k.n + j < m.n; j++) {
+            pre[j] = (unsigned char)m.p[k.n + j];
+            mask[j] = 0xff;
+        }
+        memcpy(&C.msg_pre[i], pre, 8);
+        memcpy(&C.msg_mask[i], mask, 8);
+    }
     PyObject *fns[3];
     const char *names[3] = {"ts_fallback", "base_of", "workload_text"};
     for (int i = 0; i < 3; i++) {
