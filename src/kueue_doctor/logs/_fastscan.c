@@ -518,6 +518,10 @@ static int keep_evaluated(const char *m, const char *e, const char *hi) {
  * message hardly has), then the whole key; memmem's setup costs more on a short line. */
 static const char *find_key(const char *s, const char *e, lit_t key) {
     const char *q = s + 1;
+    if (e - s > 512) {   /* a long line (a V(4) dump): its many 'm's, memmem is faster there */
+        const char *head = find_key(s, s + 512, key);
+        return head != NULL ? head : find(s + 512 - key.n + 1, e, key);
+    }
     while (e - q >= key.n - 1) {
         q = memchr(q, key.p[1], (size_t)(e - q));
         if (q == NULL) return NULL;
