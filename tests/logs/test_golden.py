@@ -1,6 +1,7 @@
 """Reports identical to the ones the scanner gave before the multi-pattern scan and the bulk
 aggregation (golden_reports.json, see golden.py), sequential and in worker processes, with the
-multi-pattern library and with the pure fallback it needs where no wheel exists."""
+multi-pattern library and with the pure fallback it needs where no wheel exists, with the compiled
+extractor and without it."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kueue_doctor.logs import candidates
+from kueue_doctor.logs import candidates, fastpath
 
 from .golden import cases, report, write
 
@@ -32,10 +33,12 @@ def test_every_case_has_a_golden_report():
     assert sorted(CASES) == sorted(GOLDEN), REGENERATE
 
 
-@pytest.mark.parametrize("pure", [False, True], ids=["library", "pure"])
+@pytest.mark.parametrize("mode", ["compiled", "library", "pure"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_report_is_todays(tmp_path, monkeypatch, name, pure):
-    if pure:
+def test_report_is_todays(tmp_path, monkeypatch, name, mode):
+    if mode != "compiled":   # the compiled extractor (fastpath.py) off: hyperscan, or neither
+        monkeypatch.setattr(fastpath, "ENABLED", False)
+    if mode == "pure":
         monkeypatch.setattr(candidates, "hyperscan", None)
     assert name in GOLDEN, REGENERATE
     path = write(tmp_path, name, CASES[name]())

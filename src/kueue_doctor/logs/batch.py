@@ -185,6 +185,21 @@ class Run:
         self.wl.append(zeros if wl is None else wl)
         self.aux.append(zeros if aux is None else aux)
 
+    def columns(self, code: bytes, place: bytes, sub: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes,
+                texts: list, keys: list, extras: list, n: int, lo: float, hi: float) -> None:
+        """A run's operations as the compiled extractor gives them (fastpath.py): the columns as
+        bytes, its string and workload tables (this run's only ones) and what it saw."""
+        if code:
+            self.code.append(np.frombuffer(code, np.int8))
+            self.place.append(np.frombuffer(place, np.int64))
+            self.sub.append(np.frombuffer(sub, np.int32))
+            self.ts.append(np.frombuffer(ts, np.float64))
+            self.cq.append(np.frombuffer(cq, np.int32))
+            self.wl.append(np.frombuffer(wl, np.int32))
+            self.aux.append(np.frombuffer(aux, np.int32))
+        self.texts, self.keys, self.extras = texts, keys, extras
+        self.n, self.lo, self.hi = n, lo, hi
+
     def events(self, placed: list) -> None:
         """(place, event) of the per-line path."""
         if placed:
@@ -295,6 +310,25 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
     run.add(place[at], OP_DRS_ZERO, ts[at], wl=keys, aux=(first + inverse).astype(np.int32), sub=sub)
 
 
+# (namespace, name) -> WorkloadKey, kept across runs: each run's table names mostly the same
+# workloads, and making a NamedTuple costs several times a dict lookup (bounded like _SECONDS)
+_KEYS: dict[tuple[str, str], WorkloadKey] = {}
+
+
+def _workload_keys(pairs: list) -> list:
+    if len(_KEYS) > 1_000_000:
+        _KEYS.clear()
+    get = _KEYS.get
+    out: list = []
+    append = out.append
+    for pair in pairs:
+        wl = get(pair)
+        if wl is None and pair[0]:
+            wl = _KEYS[pair] = WorkloadKey(*pair)
+        append(wl)
+    return out
+
+
 def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
     """Replay a run's operations in file order (the window is not set: ``seen`` commutes)."""
     code_b, ts_a, cq_a, wl_a, aux_a, none, texts, keys, extras, n, lo, hi = ops
@@ -304,7 +338,7 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.first = lo
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
-    keys = [WorkloadKey(ns, name) if ns else None for ns, name in keys]
+    keys = _workload_keys(keys)
     tss = ts_a.tolist()
     for i in none:
         tss[i] = None

@@ -57,7 +57,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
-from . import batch, candidates
+from . import batch, candidates, fastpath
 from .brief import CRI, DOCKER, Unwrapper, runtime_format
 from .reader import (
     _BORROWING,
@@ -219,6 +219,10 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
     """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``."""
     if b <= a:
         return
+    fast = fastpath.module() if BATCH and not window else None
+    if fast is not None:
+        _scan_range_compiled(fast, buf, a, b, stats, tape)
+        return
     hits = candidates.find(buf, a, b)
     odd = hits.odd
     if not odd:
@@ -242,6 +246,43 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
         pos = end
     if pos < b:
         _scan_clean(buf, pos, b, stats, tape, window, _within(msgs, pos, b), _within(errors, pos, b))
+
+
+def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:
+    """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
+    odd = fast.odd(buf, a, b)
+    find = buf.find
+    pos, i = a, 0
+    while i < len(odd):
+        start = odd[i]
+        end = find(b"\n", start, b) + 1
+        i += 1
+        while i < len(odd) and odd[i] == end:
+            end = find(b"\n", end, b) + 1
+            i += 1
+        if start > pos:
+            _scan_clean_compiled(fast, buf, pos, start, stats, tape)
+        _scan_lines(buf, start, end, stats, tape, False)
+        pos = end
+    if pos < b:
+        _scan_clean_compiled(fast, buf, pos, b, stats, tape)
+
+
+def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:
+    """_scan_clean of a run without a window: the extension reads the frequent lines into
+    operations and gives back every other candidate line, read here as _scan_batched does."""
+    got = fast.scan(buf, a, b)
+    if got is None:   # an error line in the run: all its candidate lines take the general path
+        hits = candidates.find(buf, a, b)
+        _scan_clean(buf, a, b, stats, tape, False, hits.msgs, hits.errors)
+        return
+    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest = got
+    stats.lines += lines
+    stats.parsed += lines
+    run = batch.Run()
+    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
+    conflicts = buf.find(_CONFLICT, a, b) >= 0
+    _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts)
 
 
 def _within(hits: list, a: int, b: int) -> list:
@@ -518,10 +559,17 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
     if heads:
         rest.extend(batch.read(run, batch.EVALUATED_HEAD, with_blob[0], with_blob[1], heads))
     rest.sort(key=lambda pl: pl[0])
+    _place_rest(buf, [(i, line, *spans[i]) for i, line in rest], run, stats, tape, ascii_, conflicts)
+
+
+def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
+                conflicts: bool) -> None:
+    """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
+    order, read one by one as scan_json reads them; then the run's operations and durations.
+    A line is None where no batch looked at it, else it is off its batch's shape."""
     placed: list = []
     durations: list = []
-    for i, line in rest:
-        ls, le, kind = spans[i]
+    for i, line, ls, le, kind in rest:
         if line is None:
             line = buf[ls:le]
             if kind in _FAST_KINDS and (ascii_ or line.isascii()):

@@ -1,0 +1,783 @@
+/* One pass over a run of zap JSON lines: each line's first message (the candidate scan), and
+ * the frequent lines' strict shapes checked and their fields cut, as batch.py's operations.
+ *
+ * The shapes are scanner.py's regexes, written out as a parser that never backtracks: it accepts
+ * a subset of what a regex accepts, with the same groups. Whatever it does not accept (another
+ * shape, an escape, a control or non-ASCII byte, an error level, a conflict, an evaluation other
+ * than "not nominated") goes back to Python as a span, which takes the per-line path at its place:
+ * the per-line path gives the evidence the batch gives, so being stricter changes nothing. Every
+ * literal comes from Python (configure(), built from kueue/logvocab.py); nothing is spelled here.
+ * Every read is bounds-checked against the line's end: malformed bytes are only ever "off shape".
+ */
+#define _GNU_SOURCE   /* memmem */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct { const char *p; Py_ssize_t n; } lit_t;
+
+enum {
+    L_MSGKEY, L_ERROR_PREFIX, L_CONFLICT, L_CUT, L_CYCLE_KEY, L_STATUS_KEY, L_ASSUMED, L_NOMINATED,
+    L_BORROWING, L_LEVEL, L_TS, L_LOGGER, L_CALLER, L_MSG, L_ROLE, L_CYCLE, L_WL, L_NS_OPEN,
+    L_CQ, L_PARENT, L_ROOT, L_ASSIGNMENTS, L_NAME_OPEN, L_FLAVORS, L_USAGE, L_COUNT, L_QUEUE,
+    L_REQUEUE_REASON, L_ADDED, L_STATUS, L_REASON, L_DRS_VALUES, L_ITEM, L_ITEM_WL, L_ITEM_DRS,
+    L_M_ADMITTED, L_M_REQUEUED, L_M_EVALUATED, L_M_DRS, L_SKIPPED, L_GENERIC, L_TRUE, L_FALSE,
+    L_COUNT_OF
+};
+static const char *LIT_NAMES[L_COUNT_OF] = {
+    "msgkey", "error_prefix", "conflict", "cut", "cycle_key", "status_key", "assumed", "nominated",
+    "borrowing", "level", "ts", "logger", "caller", "msg", "role", "cycle", "wl", "ns_open",
+    "cq", "parent", "root", "assignments", "name_open", "flavors", "usage", "count", "queue",
+    "requeue_reason", "added", "status", "reason", "drs_values", "item", "item_wl", "item_drs",
+    "m_admitted", "m_requeued", "m_evaluated", "m_drs", "skipped", "generic", "true", "false",
+};
+
+#define MAX_MESSAGES 64
+#define MAX_LEVELS 8
+#define MAX_EXCLUDED 8
+
+static struct {
+    int ready;
+    PyObject *keep;              /* the config dict: keeps every literal alive */
+    lit_t lit[L_COUNT_OF];
+    int n_msgs;
+    lit_t msgs[MAX_MESSAGES];    /* whole '"msg":"TEXT"' patterns, in the alternation's order */
+    int msg_kind[MAX_MESSAGES];
+    uint64_t msg_pre[MAX_MESSAGES], msg_mask[MAX_MESSAGES];   /* up to 8 bytes after msgkey */
+    int n_levels;
+    lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
+    int n_excluded;
+    lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
+    int k_admitted, k_requeued, k_evaluated, k_drs;
+    int op_admit, op_requeue, op_not_nominated, op_drs_zero;
+    PyObject *ts_fallback;       /* scanner._ts */
+    PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
+    PyObject *workload_text;     /* batch._workload_text */
+} C;
+
+#define LIT(i) (C.lit[(i)])
+
+/* --- growable arrays ------------------------------------------------------------------------ */
+
+typedef struct { char *p; Py_ssize_t n, cap; } vec_t;
+
+static int vec_push(vec_t *v, const void *x, Py_ssize_t size) {
+    if (v->n + size > v->cap) {
+        Py_ssize_t cap = v->cap ? v->cap * 2 : 4096;
+        while (cap < v->n + size) cap *= 2;
+        char *p = PyMem_Realloc(v->p, (size_t)cap);
+        if (p == NULL) { PyErr_NoMemory(); return -1; }
+        v->p = p;
+        v->cap = cap;
+    }
+    memcpy(v->p + v->n, x, (size_t)size);
+    v->n += size;
+    return 0;
+}
+
+static PyObject *vec_bytes(vec_t *v) {
+    return PyBytes_FromStringAndSize(v->p ? v->p : "", v->n);
+}
+
+/* --- the parser's steps: each advances *p on success, leaves it anywhere on failure ------------ */
+
+static inline int lit(const char **p, const char *e, lit_t l) {
+    if (e - *p < l.n || memcmp(*p, l.p, (size_t)l.n) != 0) return 0;
+    *p += l.n;
+    return 1;
+}
+
+static inline int ch(const char **p, const char *e, char c) {
+    if (*p >= e || **p != c) return 0;
+    (*p)++;
+    return 1;
+}
+
+/* A value of [^"\\\x00-\x1f]* (ASCII only: the line was checked) and its closing quote. */
+static inline int sq(const char **p, const char *e, const char **s, Py_ssize_t *n) {
+    const char *q = *p;
+    while (q < e) {
+        unsigned char c = (unsigned char)*q;
+        if (c == '"') {
+            if (s) { *s = *p; *n = q - *p; }
+            *p = q + 1;
+            return 1;
+        }
+        if (c == '\\' || c < 0x20) return 0;
+        q++;
+    }
+    return 0;
+}
+
+/* -?(0|[1-9][0-9]*) */
+static inline int num(const char **p, const char *e) {
+    const char *q = *p;
+    if (q < e && *q == '-') q++;
+    if (q >= e) return 0;
+    if (*q == '0') q++;
+    else if (*q >= '1' && *q <= '9') { while (q < e && *q >= '0' && *q <= '9') q++; }
+    else return 0;
+    *p = q;
+    return 1;
+}
+
+/* _HEAD up to the message's text, the message, and _TAG. */
+static int head(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
+                const char **ts, Py_ssize_t *tsn) {
+    if (!lit(p, e, LIT(L_LEVEL)) || !sq(p, e, lv, lvn) || !lit(p, e, LIT(L_TS)) || !sq(p, e, ts, tsn)
+        || !lit(p, e, LIT(L_LOGGER)) || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_CALLER))
+        || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_MSG)) || !lit(p, e, message))
+        return 0;
+    if (lit(p, e, LIT(L_ROLE)) && !sq(p, e, NULL, NULL)) return 0;
+    if (lit(p, e, LIT(L_CYCLE)) && !num(p, e)) return 0;
+    return 1;
+}
+
+/* _WLCQ: the workload's name and namespace, the ClusterQueue. */
+static int wlcq(const char **p, const char *e, const char **name, Py_ssize_t *namen, const char **ns,
+                Py_ssize_t *nsn, const char **cq, Py_ssize_t *cqn) {
+    return lit(p, e, LIT(L_WL)) && sq(p, e, name, namen) && lit(p, e, LIT(L_NS_OPEN)) && sq(p, e, ns, nsn)
+           && ch(p, e, '}') && lit(p, e, LIT(L_CQ)) && sq(p, e, cq, cqn) && ch(p, e, '}');
+}
+
+/* _COHORT: an optional parent and an optional root, in that order. */
+static int cohorts(const char **p, const char *e) {
+    if (lit(p, e, LIT(L_PARENT)) && !(sq(p, e, NULL, NULL) && ch(p, e, '}'))) return 0;
+    if (lit(p, e, LIT(L_ROOT)) && !(sq(p, e, NULL, NULL) && ch(p, e, '}'))) return 0;
+    return 1;
+}
+
+/* _MAP: {} or {"k":"v"(,"k":"v")*} */
+static int map(const char **p, const char *e) {
+    if (!ch(p, e, '{')) return 0;
+    if (ch(p, e, '}')) return 1;
+    for (;;) {
+        if (!ch(p, e, '"') || !sq(p, e, NULL, NULL) || !ch(p, e, ':') || !ch(p, e, '"') || !sq(p, e, NULL, NULL))
+            return 0;
+        if (ch(p, e, '}')) return 1;
+        if (!ch(p, e, ',')) return 0;
+    }
+}
+
+/* _ASSIGN */
+static int assignment(const char **p, const char *e) {
+    return lit(p, e, LIT(L_NAME_OPEN)) && sq(p, e, NULL, NULL) && lit(p, e, LIT(L_FLAVORS)) && map(p, e)
+           && lit(p, e, LIT(L_USAGE)) && map(p, e) && lit(p, e, LIT(L_COUNT)) && num(p, e) && ch(p, e, '}');
+}
+
+static int is_error_level(const char *s, Py_ssize_t n) {
+    for (int i = 0; i < C.n_levels; i++) {
+        if (C.levels[i].n != n) continue;
+        Py_ssize_t j = 0;
+        while (j < n) {
+            char c = s[j];
+            if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+            if (c != C.levels[i].p[j]) break;
+            j++;
+        }
+        if (j == n) return 1;
+    }
+    return 0;
+}
+
+static const char *find(const char *hay, const char *end, lit_t needle) {
+    if (end - hay < needle.n) return NULL;
+    return memmem(hay, (size_t)(end - hay), needle.p, (size_t)needle.n);
+}
+
+/* --- the state of one call ------------------------------------------------------------------- */
+
+/* A table from a value's bytes (one or two pieces of the buffer, alive for the call) to its id:
+ * the Python objects are made once per distinct value, not once per line. */
+typedef struct { const char *a, *b; Py_ssize_t an, bn; uint64_t h; int32_t id; } slot_t;
+typedef struct { slot_t *s; Py_ssize_t cap, n; } table_t;
+
+static uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < an; i++) h = (h ^ (unsigned char)a[i]) * 1099511628211ULL;
+    h = (h ^ 0x100) * 1099511628211ULL;   /* no byte value: "ab"+"c" and "a"+"bc" differ */
+    for (Py_ssize_t i = 0; i < bn; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of the value: found (its id >= 0) or empty (id -1), to be filled by the caller. */
+static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    if (2 * (t->n + 1) > t->cap) {
+        Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+        slot_t *s = PyMem_Calloc((size_t)cap, sizeof(slot_t));
+        if (s == NULL) { PyErr_NoMemory(); return NULL; }
+        for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
+        for (Py_ssize_t i = 0; i < t->cap; i++) {
+            if (t->s[i].id < 0) continue;
+            Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
+            while (s[j].id >= 0) j = (j + 1) & (cap - 1);
+            s[j] = t->s[i];
+        }
+        PyMem_Free(t->s);
+        t->s = s;
+        t->cap = cap;
+    }
+    uint64_t h = hash2(a, an, b, bn);
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
+    for (;;) {
+        slot_t *x = &t->s[j];
+        if (x->id < 0) {
+            x->a = a; x->an = an; x->b = b; x->bn = bn; x->h = h;
+            t->n++;
+            return x;
+        }
+        if (x->h == h && x->an == an && x->bn == bn && memcmp(x->a, a, (size_t)an) == 0
+            && memcmp(x->b, b, (size_t)bn) == 0)
+            return x;
+        j = (j + 1) & (t->cap - 1);
+    }
+}
+
+typedef struct {
+    table_t t_text, t_pair, t_wltext;
+    vec_t code, place, sub, ts, cq, wl, aux;
+    PyObject *texts, *keys, *extras, *rest;
+    Py_ssize_t n_seen;
+    double lo, hi;
+    char last_head[19];
+    int have_head;
+    double last_base;
+} state_t;
+
+static void state_free(state_t *st) {
+    vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
+    PyMem_Free(st->t_text.s);
+    PyMem_Free(st->t_pair.s);
+    PyMem_Free(st->t_wltext.s);
+    Py_XDECREF(st->texts);
+    Py_XDECREF(st->keys);
+    Py_XDECREF(st->extras);
+    Py_XDECREF(st->rest);
+}
+
+/* Fill a fresh slot: ``value`` (a new reference, or NULL on error) appended to ``values``. */
+static int32_t fill(slot_t *x, PyObject *value, PyObject *values) {
+    if (value == NULL) { x->id = -1; return -1; }
+    Py_ssize_t next = PyList_GET_SIZE(values);
+    int bad = PyList_Append(values, value) < 0;
+    Py_DECREF(value);
+    if (bad || next > INT32_MAX) { x->id = -1; return -1; }
+    x->id = (int32_t)next;
+    return x->id;
+}
+
+/* The id of a text in the string table (decoded: the line is ASCII). */
+static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
+    slot_t *x = table_slot(&st->t_text, s, n, "", 0);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
+    return fill(x, PyUnicode_DecodeASCII(s, n, "strict"), st->texts);
+}
+
+/* batch._workload: (namespace, name) as str, ("", "") when either is empty */
+static int32_t pair_id(state_t *st, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
+    slot_t *x = table_slot(&st->t_pair, ns, nsn, name, namen);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
+    PyObject *v = (nsn == 0 || namen == 0) ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", ns, nsn, name, namen);
+    return fill(x, v, st->keys);
+}
+
+/* batch._workload_text of a DRS item's "ns/name" */
+static int32_t wltext_id(state_t *st, const char *s, Py_ssize_t n) {
+    slot_t *x = table_slot(&st->t_wltext, s, n, "", 0);
+    if (x == NULL) return -1;
+    if (x->id >= 0) return x->id;
+    PyObject *k = PyBytes_FromStringAndSize(s, n);
+    if (k == NULL) { x->id = -1; return -1; }
+    PyObject *v = PyObject_CallOneArg(C.workload_text, k);
+    Py_DECREF(k);
+    return fill(x, v, st->keys);
+}
+
+static const double POW10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+/* scanner._ts with its arithmetic (batch.times'); NaN where it gives None; -2 on a Python error */
+static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
+    if (n > 21 && n < 31 && s[19] == '.' && s[n - 1] == 'Z') {
+        int64_t frac = 0;
+        Py_ssize_t m = n - 21, i;
+        for (i = 20; i < n - 1; i++) {
+            if (s[i] < '0' || s[i] > '9') break;
+            frac = frac * 10 + (s[i] - '0');
+        }
+        if (i == n - 1) {
+            if (!st->have_head || memcmp(st->last_head, s, 19) != 0) {
+                PyObject *h = PyBytes_FromStringAndSize(s, 19);
+                if (h == NULL) return -2;
+                PyObject *r = PyObject_CallOneArg(C.base_of, h);
+                Py_DECREF(h);
+                if (r == NULL) return -2;
+                st->last_base = PyFloat_AsDouble(r);
+                Py_DECREF(r);
+                if (st->last_base == -1.0 && PyErr_Occurred()) return -2;
+                memcpy(st->last_head, s, 19);
+                st->have_head = 1;
+            }
+            if (!isnan(st->last_base)) {
+                *out = st->last_base + (double)frac / POW10[m];
+                return 0;
+            }
+        }
+    }
+    PyObject *t = PyBytes_FromStringAndSize(s, n);
+    if (t == NULL) return -2;
+    PyObject *r = PyObject_CallOneArg(C.ts_fallback, t);
+    Py_DECREF(t);
+    if (r == NULL) return -2;
+    if (r == Py_None) *out = NAN;
+    else *out = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    if (*out == -1.0 && PyErr_Occurred()) return -2;
+    return 0;
+}
+
+static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
+                int32_t aux) {
+    if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
+    return (vec_push(&st->code, &code, 1) < 0 || vec_push(&st->place, &place, 8) < 0
+            || vec_push(&st->sub, &sub, 4) < 0 || vec_push(&st->ts, &ts, 8) < 0 || vec_push(&st->cq, &cq, 4) < 0
+            || vec_push(&st->wl, &wl, 4) < 0 || vec_push(&st->aux, &aux, 4) < 0) ? -1 : 0;
+}
+
+static void seen(state_t *st, double ts) {
+    st->n_seen++;
+    if (!isnan(ts)) {
+        if (ts < st->lo) st->lo = ts;
+        if (ts > st->hi) st->hi = ts;
+    }
+}
+
+/* --- the frequent lines ----------------------------------------------------------------------- */
+
+/* 1: taken, 0: off the shape (the per-line path reads it), -1: a Python error */
+static int take_admitted(state_t *st, const char *ls, const char *e, int64_t place) {
+    const char *p = ls, *lv, *ts, *name, *ns, *cq;
+    Py_ssize_t lvn, tsn, namen, nsn, cqn;
+    if (!head(&p, e, LIT(L_M_ADMITTED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
+        || !cohorts(&p, e) || !lit(&p, e, LIT(L_ASSIGNMENTS)))
+        return 0;
+    if (!ch(&p, e, ']')) {
+        for (;;) {
+            if (!assignment(&p, e)) return 0;
+            if (ch(&p, e, ']')) break;
+            if (!ch(&p, e, ',')) return 0;
+        }
+    }
+    if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
+    double t;
+    if (parse_time(st, ts, tsn, &t) < 0) return -1;
+    seen(st, t);
+    return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen), 0)
+           < 0 ? -1 : 1;
+}
+
+static int take_requeued(state_t *st, const char *ls, const char *e, int64_t place) {
+    const char *p = ls, *lv, *ts, *name, *ns, *cq, *reason, *status;
+    Py_ssize_t lvn, tsn, namen, nsn, cqn, reasonn, statusn;
+    if (!head(&p, e, LIT(L_M_REQUEUED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
+        || !lit(&p, e, LIT(L_QUEUE)) || !sq(&p, e, NULL, NULL))
+        return 0;
+    if (lit(&p, e, LIT(L_NS_OPEN)) && !sq(&p, e, NULL, NULL)) return 0;
+    if (!ch(&p, e, '}') || !lit(&p, e, LIT(L_REQUEUE_REASON)) || !sq(&p, e, &reason, &reasonn)
+        || !lit(&p, e, LIT(L_ADDED)) || !(lit(&p, e, LIT(L_TRUE)) || lit(&p, e, LIT(L_FALSE)))
+        || !lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !ch(&p, e, '}') || p != e
+        || is_error_level(lv, lvn))
+        return 0;
+    /* a head skipped in its cycle waits on another head's preemption (scanner._fast) */
+    if (statusn == LIT(L_SKIPPED).n && memcmp(status, LIT(L_SKIPPED).p, (size_t)statusn) == 0) {
+        reason = LIT(L_SKIPPED).p;
+        reasonn = LIT(L_SKIPPED).n;
+    } else if (reasonn == 0) {
+        reason = LIT(L_GENERIC).p;
+        reasonn = LIT(L_GENERIC).n;
+    }
+    double t;
+    if (parse_time(st, ts, tsn, &t) < 0) return -1;
+    seen(st, t);
+    return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+                text_id(st, reason, reasonn)) < 0 ? -1 : 1;
+}
+
+static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
+    const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
+    Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
+    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
+        || !lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
+        || !sq(&p, e, &reason, &reasonn))
+        return 0;
+    /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
+    if (!(e - p == 1 && *p == '}')) {
+        if (!lit(&p, e, LIT(L_CUT)) || find(p - LIT(L_CUT).n, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
+    }
+    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
+    double t;
+    if (parse_time(st, ts, tsn, &t) < 0) return -1;
+    seen(st, t);
+    return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+                text_id(st, reason, reasonn)) < 0 ? -1 : 1;
+}
+
+/* [1-9][0-9]*(\.[0-9]+)? the whole value */
+static int canonical_nonzero(const char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    if (n == 0 || s[0] < '1' || s[0] > '9') return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == n) return 1;
+    if (s[i] != '.' || i + 1 == n) return 0;
+    for (i++; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    return 1;
+}
+
+/* _FIELD: ,"key":"value" or ,"key":{"name":"…"(,"namespace":"…")?}, key [A-Za-z-]+ not excluded */
+static int field(const char **p, const char *e) {
+    if (!ch(p, e, ',') || !ch(p, e, '"')) return 0;
+    const char *k = *p;
+    while (*p < e && ((**p >= 'A' && **p <= 'Z') || (**p >= 'a' && **p <= 'z') || **p == '-')) (*p)++;
+    Py_ssize_t kn = *p - k;
+    if (kn == 0) return 0;
+    for (int i = 0; i < C.n_excluded; i++)
+        if (C.excluded[i].n == kn && memcmp(C.excluded[i].p, k, (size_t)kn) == 0) return 0;
+    if (!ch(p, e, '"') || !ch(p, e, ':')) return 0;
+    if (ch(p, e, '"')) return sq(p, e, NULL, NULL);
+    if (!lit(p, e, LIT(L_NAME_OPEN)) || !sq(p, e, NULL, NULL)) return 0;
+    if (lit(p, e, LIT(L_NS_OPEN)) && !sq(p, e, NULL, NULL)) return 0;
+    return ch(p, e, '}');
+}
+
+#define MAX_ZERO 4096
+
+static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
+    const char *p = ls, *lv, *ts;
+    Py_ssize_t lvn, tsn;
+    if (!head(&p, e, LIT(L_M_DRS), &lv, &lvn, &ts, &tsn)) return 0;
+    while (!lit(&p, e, LIT(L_DRS_VALUES)))
+        if (!field(&p, e)) return 0;
+    /* the zero shares' workloads, in order (a line with more than MAX_ZERO: the per-line path) */
+    const char *zw[MAX_ZERO];
+    Py_ssize_t zn[MAX_ZERO];
+    int nz = 0;
+    if (!ch(&p, e, ']')) {
+        for (;;) {
+            const char *w, *d;
+            Py_ssize_t wn, dn;
+            if (!lit(&p, e, LIT(L_ITEM)) || !sq(&p, e, NULL, NULL) || !lit(&p, e, LIT(L_ITEM_WL))
+                || !sq(&p, e, &w, &wn) || !lit(&p, e, LIT(L_ITEM_DRS)) || !sq(&p, e, &d, &dn) || !ch(&p, e, '}'))
+                return 0;
+            if (dn == 1 && d[0] == '0') {
+                if (nz == MAX_ZERO) return 0;
+                zw[nz] = w;
+                zn[nz] = wn;
+                nz++;
+            } else if (!canonical_nonzero(d, dn)) {
+                return 0;
+            }
+            if (ch(&p, e, ']')) break;
+            if (!ch(&p, e, ',')) return 0;
+        }
+    }
+    if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
+    double t;
+    if (parse_time(st, ts, tsn, &t) < 0) return -1;
+    seen(st, t);
+    if (nz) {
+        Py_ssize_t x = PyList_GET_SIZE(st->extras);
+        PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
+        if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
+        Py_DECREF(raw);
+        for (int i = 0; i < nz; i++)
+            if (emit(st, (int8_t)C.op_drs_zero, place, i, t, 0, wltext_id(st, zw[i], zn[i]), (int32_t)x) < 0)
+                return -1;
+    }
+    return 1;
+}
+
+/* scanner._keep_evaluated: plain admissions and nominations change no evidence. Its
+ * startswith() is bounded by the whole buffer (``hi``), not the line, its searches by the line. */
+static int keep_evaluated(const char *m, const char *e, const char *hi) {
+    const char *p = find(m, e, LIT(L_STATUS_KEY));
+    if (p == NULL) return 1;
+    p += LIT(L_STATUS_KEY).n;
+    const char *q = p;
+    if (!lit(&q, hi, LIT(L_ASSUMED))) return !lit(&q, hi, LIT(L_NOMINATED));
+    p = find(p, e, LIT(L_BORROWING));
+    /* the byte after the key: the line's newline at the latest, which is not '0' */
+    return p != NULL && !(p + LIT(L_BORROWING).n < e && p[LIT(L_BORROWING).n] == '0');
+}
+
+/* The first msgkey in [s, e): memchr for its second byte ('m', which a line's head before the
+ * message hardly has), then the whole key; memmem's setup costs more on a short line. */
+static const char *find_key(const char *s, const char *e, lit_t key) {
+    const char *q = s + 1;
+    if (e - s > 512) {   /* a long line (a V(4) dump): its many 'm's, memmem is faster there */
+        const char *head = find_key(s, s + 512, key);
+        return head != NULL ? head : find(s + 512 - key.n + 1, e, key);
+    }
+    while (e - q >= key.n - 1) {
+        q = memchr(q, key.p[1], (size_t)(e - q));
+        if (q == NULL) return NULL;
+        if (e - (q - 1) >= key.n && memcmp(q - 1, key.p, (size_t)key.n) == 0) return q - 1;
+        q++;
+    }
+    return NULL;
+}
+
+/* The kind of the line's first message (0: none). */
+static int first_message(const char *ls, const char *e, const char **at) {
+    lit_t key = LIT(L_MSGKEY);
+    const char *q = ls;
+    while ((q = find_key(q, e, key)) != NULL) {
+        if (e - q >= key.n + 8) {   /* most lines: 8 bytes compared with each message's first */
+            uint64_t x;
+            memcpy(&x, q + key.n, 8);
+            for (int i = 0; i < C.n_msgs; i++) {
+                lit_t m = C.msgs[i];
+                if ((x & C.msg_mask[i]) == C.msg_pre[i] && e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
+                    *at = q;
+                    return C.msg_kind[i];
+                }
+            }
+            q++;
+            continue;
+        }
+        for (int i = 0; i < C.n_msgs; i++) {
+            lit_t m = C.msgs[i];
+            if (e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
+                *at = q;
+                return C.msg_kind[i];
+            }
+        }
+        q++;
+    }
+    return 0;
+}
+
+static int ascii(const char *s, const char *e) {
+    for (; e - s >= 8; s += 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        if (x & 0x8080808080808080ULL) return 0;
+    }
+    for (; s < e; s++)
+        if ((unsigned char)*s >= 0x80) return 0;
+    return 1;
+}
+
+static int get_buffer(PyObject *obj, Py_ssize_t a, Py_ssize_t b, Py_buffer *view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
+    if (a < 0 || b < a || b > view->len) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "range outside the buffer");
+        return -1;
+    }
+    return 0;
+}
+
+/* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
+ * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
+ * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest), rest the (start, end, kind) of every
+ * other candidate line, in order. */
+static PyObject *fs_scan(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *obj;
+    Py_ssize_t a, b;
+    if (!PyArg_ParseTuple(args, "Onn", &obj, &a, &b)) return NULL;
+    if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
+    Py_buffer view;
+    if (get_buffer(obj, a, b, &view) < 0) return NULL;
+    const char *base = view.buf, *lo = base + a, *hi = base + b;
+    if (find(lo, hi, LIT(L_ERROR_PREFIX)) != NULL) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    int conflicts = find(lo, hi, LIT(L_CONFLICT)) != NULL;
+    int all_ascii = ascii(lo, hi);
+    state_t st;
+    memset(&st, 0, sizeof st);
+    st.lo = INFINITY;
+    st.hi = -INFINITY;
+    st.texts = PyList_New(0);
+    st.keys = PyList_New(0);
+    st.extras = PyList_New(0);
+    st.rest = PyList_New(0);
+    PyObject *out = NULL;
+    if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
+    Py_ssize_t lines = 0;
+    const char *ls = lo;
+    while (ls < hi) {
+        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
+        if (le == NULL) le = hi;
+        else lines++;
+        const char *at;
+        int kind = first_message(ls, le, &at);
+        if (kind && !(kind == C.k_evaluated && !keep_evaluated(at + LIT(L_MSGKEY).n, le, base + view.len))) {
+            int took = 0;
+            if ((kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs)
+                && !(conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) && (all_ascii || ascii(ls, le))) {
+                int64_t place = ls - base;
+                if (kind == C.k_admitted) took = take_admitted(&st, ls, le, place);
+                else if (kind == C.k_requeued) took = take_requeued(&st, ls, le, place);
+                else if (kind == C.k_evaluated) took = take_evaluated(&st, ls, le, place);
+                else took = take_drs(&st, ls, le, place);
+                if (took < 0) goto done;
+            }
+            if (!took) {
+                PyObject *span = Py_BuildValue("(nni)", (Py_ssize_t)(ls - base), (Py_ssize_t)(le - base), kind);
+                if (span == NULL || PyList_Append(st.rest, span) < 0) { Py_XDECREF(span); goto done; }
+                Py_DECREF(span);
+            }
+        }
+        ls = le + 1;
+    }
+    out = Py_BuildValue("(nNNNNNNNOOOnddO)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+                        vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
+                        st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest);
+done:
+    state_free(&st);
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* odd(buf, a, b): the starts of the lines in buf[a:b] that are not "{...}" (candidates.Hits.odd) */
+static PyObject *fs_odd(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *obj;
+    Py_ssize_t a, b;
+    if (!PyArg_ParseTuple(args, "Onn", &obj, &a, &b)) return NULL;
+    Py_buffer view;
+    if (get_buffer(obj, a, b, &view) < 0) return NULL;
+    const char *base = view.buf, *hi = base + b;
+    PyObject *out = PyList_New(0);
+    const char *ls = base + a;
+    while (out != NULL && ls < hi) {
+        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
+        if (le == NULL) le = hi;
+        if (le == ls || *ls != '{' || le[-1] != '}') {
+            PyObject *v = PyLong_FromSsize_t(ls - base);
+            if (v == NULL || PyList_Append(out, v) < 0) Py_CLEAR(out);
+            Py_XDECREF(v);
+        }
+        ls = le + 1;
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+static int get_lit(PyObject *cfg, const char *name, lit_t *out) {
+    PyObject *v = PyDict_GetItemString(cfg, name);
+    if (v == NULL || !PyBytes_Check(v)) {
+        PyErr_Format(PyExc_ValueError, "configure: %s must be bytes", name);
+        return -1;
+    }
+    out->p = PyBytes_AS_STRING(v);
+    out->n = PyBytes_GET_SIZE(v);
+    return 0;
+}
+
+static int get_int(PyObject *cfg, const char *name, int *out) {
+    PyObject *v = PyDict_GetItemString(cfg, name);
+    long x = v ? PyLong_AsLong(v) : -1;
+    if (v == NULL || (x == -1 && PyErr_Occurred())) {
+        PyErr_Format(PyExc_ValueError, "configure: %s must be an int", name);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+static int get_lits(PyObject *cfg, const char *name, lit_t *out, int *n, int cap, int *kinds) {
+    PyObject *v = PyDict_GetItemString(cfg, name);
+    if (v == NULL || !PyTuple_Check(v) || PyTuple_GET_SIZE(v) > cap) {
+        PyErr_Format(PyExc_ValueError, "configure: %s must be a tuple of at most %d", name, cap);
+        return -1;
+    }
+    *n = (int)PyTuple_GET_SIZE(v);
+    for (int i = 0; i < *n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(v, i);
+        if (kinds) {   /* (kind, bytes) */
+            if (!PyTuple_Check(x) || PyTuple_GET_SIZE(x) != 2 || !PyBytes_Check(PyTuple_GET_ITEM(x, 1))) goto bad;
+            kinds[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(x, 0));
+            if (kinds[i] == -1 && PyErr_Occurred()) return -1;
+            x = PyTuple_GET_ITEM(x, 1);
+        } else if (!PyBytes_Check(x)) {
+            goto bad;
+        }
+        out[i].p = PyBytes_AS_STRING(x);
+        out[i].n = PyBytes_GET_SIZE(x);
+    }
+    return 0;
+bad:
+    PyErr_Format(PyExc_ValueError, "configure: bad item in %s", name);
+    return -1;
+}
+
+static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
+    (void)self;
+    if (!PyDict_Check(cfg)) { PyErr_SetString(PyExc_TypeError, "configure(dict)"); return NULL; }
+    C.ready = 0;
+    for (int i = 0; i < L_COUNT_OF; i++)
+        if (get_lit(cfg, LIT_NAMES[i], &C.lit[i]) < 0) return NULL;
+    if (C.lit[L_MSGKEY].n < 2 || C.lit[L_CONFLICT].n == 0 || C.lit[L_ERROR_PREFIX].n == 0) {
+        PyErr_SetString(PyExc_ValueError, "configure: empty needle");
+        return NULL;
+    }
+    if (get_lits(cfg, "messages", C.msgs, &C.n_msgs, MAX_MESSAGES, C.msg_kind) < 0
+        || get_lits(cfg, "error_levels", C.levels, &C.n_levels, MAX_LEVELS, NULL) < 0
+        || get_lits(cfg, "excluded", C.excluded, &C.n_excluded, MAX_EXCLUDED, NULL) < 0
+        || get_int(cfg, "k_admitted", &C.k_admitted) < 0 || get_int(cfg, "k_requeued", &C.k_requeued) < 0
+        || get_int(cfg, "k_evaluated", &C.k_evaluated) < 0 || get_int(cfg, "k_drs", &C.k_drs) < 0
+        || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
+        || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
+        || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
+        return NULL;
+    for (int i = 0; i < C.n_msgs; i++) {
+        lit_t m = C.msgs[i], k = C.lit[L_MSGKEY];
+        if (m.n < k.n || memcmp(m.p, k.p, (size_t)k.n)) {
+            PyErr_SetString(PyExc_ValueError, "configure: a message must start with msgkey");
+            return NULL;
+        }
+        unsigned char pre[8] = {0}, mask[8] = {0};
+        for (Py_ssize_t j = 0; j < 8 && k.n + j < m.n; j++) {
+            pre[j] = (unsigned char)m.p[k.n + j];
+            mask[j] = 0xff;
+        }
+        memcpy(&C.msg_pre[i], pre, 8);
+        memcpy(&C.msg_mask[i], mask, 8);
+    }
+    PyObject *fns[3];
+    const char *names[3] = {"ts_fallback", "base_of", "workload_text"};
+    for (int i = 0; i < 3; i++) {
+        fns[i] = PyDict_GetItemString(cfg, names[i]);
+        if (fns[i] == NULL || !PyCallable_Check(fns[i])) {
+            PyErr_Format(PyExc_ValueError, "configure: %s must be callable", names[i]);
+            return NULL;
+        }
+    }
+    C.ts_fallback = fns[0];
+    C.base_of = fns[1];
+    C.workload_text = fns[2];
+    Py_INCREF(cfg);
+    Py_XSETREF(C.keep, cfg);   /* the dict holds every literal and callable above */
+    C.ready = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef METHODS[] = {
+    {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
+    {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
+    {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_fastscan", NULL, -1, METHODS, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__fastscan(void) { return PyModule_Create(&MODULE); }

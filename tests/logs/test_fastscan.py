@@ -1,0 +1,256 @@
+"""The compiled extractor (logs/_fastscan.c through logs/fastpath.py) gives what the pure path
+gives: the same line counts and the whole Evidence (dicts in their order) as the batches of
+batch.py and as the per-line path, on the bench mixes with the 54 bent lines of test_batch.py
+and on lines a Hypothesis generator bends (truncation, escapes, non-ASCII, CRLF, missing or
+doubled fields, huge values), cut into buffers at random line borders; it is built and used
+wherever a C compiler is; and no bytes make it crash."""
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sysconfig
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kueue_doctor.logs import fastpath, scan, scanner
+from kueue_doctor.logs.reader import ReadStats
+from kueue_doctor.logs.signatures import Evidence
+
+from .test_batch import _log, _ordered
+
+needs_extension = pytest.mark.skipif(fastpath._fastscan is None, reason="the extension is not built here")
+
+
+def _state(data: bytes, pieces: list[int], compiled: bool, batch: bool) -> tuple:
+    """Line counts and the whole Evidence of scanning ``data`` in buffers ending at ``pieces``
+    (positions after a newline, the last len(data))."""
+    saved = fastpath.ENABLED, scanner.BATCH
+    fastpath.ENABLED, scanner.BATCH = compiled and fastpath._fastscan is not None, batch
+    try:
+        stats = ReadStats()
+        ev = Evidence()
+        a = 0
+        for b in pieces:
+            tape: list = []
+            scanner.scan_range(data, a, b, stats, tape, False)
+            scanner.apply(ev, tape)
+            a = b
+    finally:
+        fastpath.ENABLED, scanner.BATCH = saved
+    state = {k: _ordered(v) for k, v in vars(ev).items() if k not in ("queues", "victims", "retries")}
+    for name in ("queues", "victims", "retries"):
+        state[name] = [(k, {f: _ordered(x) for f, x in vars(v).items()}) for k, v in getattr(ev, name).items()]
+    return stats.astuple(), state
+
+
+def _pieces(data: bytes, size: int) -> list[int]:
+    out = []
+    a = 0
+    while a < len(data):
+        b = data.rfind(b"\n", a, a + size) + 1 or data.find(b"\n", a) + 1 or len(data)
+        out.append(b)
+        a = b
+    return out
+
+
+def _same_three_ways(data: bytes, pieces: list[int]) -> None:
+    compiled = _state(data, pieces, True, True)
+    assert compiled == _state(data, pieces, False, True), "compiled and batch.py differ"
+    assert compiled == _state(data, pieces, False, False), "compiled and the per-line path differ"
+
+
+@needs_extension
+@pytest.mark.parametrize("mix", ["v5", "scheduler"])
+@pytest.mark.parametrize("bent", [0.0, 0.02, 0.3])
+def test_the_compiled_path_gives_the_pure_evidence_on_the_bent_mixes(mix, bent):
+    data = _log(mix, 1 << 20, seed=17, bent=bent)
+    for size in (1 << 22, 1 << 15):
+        _same_three_ways(data, _pieces(data, size))
+
+
+@needs_extension
+@pytest.mark.parametrize("mix", ["v5", "scheduler"])
+def test_the_compiled_path_gives_the_pure_report(tmp_path, monkeypatch, mix):
+    path = tmp_path / "kueue.log"
+    path.write_bytes(_log(mix, 1 << 20, seed=19, bent=0.02))
+    for kw in ({"workers": 1}, {"workers": 2, "chunk_size": 1 << 16}):
+        got = scan(str(path), **kw).to_json()
+        monkeypatch.setattr(fastpath, "ENABLED", False)
+        want = scan(str(path), **kw).to_json()
+        monkeypatch.setattr(fastpath, "ENABLED", True)
+        assert got == want, kw
+
+
+# --- Hypothesis: frequent lines bent every way --------------------------------------------------
+
+_HEAD = ('{"level":"%s","ts":"%s","logger":"scheduler","caller":"scheduler/scheduler.go:1","msg":"%s",'
+         '"replica-role":"leader","schedulingCycle":%s')
+_WLCQ = ',"workload":{"name":"%s","namespace":"%s"},"clusterQueue":{"name":"%s"}'
+_TEMPLATES = {
+    "admitted": (_HEAD + _WLCQ + ',"parentCohort":{"name":"gpu"},"rootCohort":{"name":"gpu"},"assignments":'
+                 '[{"name":"main","flavors":{"nvidia.com/gpu":"h100"},"resourceUsage":{"nvidia.com/gpu":"8"},'
+                 '"count":1}]}', "Workload successfully admitted and assigned flavors"),
+    "requeued": (_HEAD + _WLCQ + ',"queue":{"name":"default","namespace":"%s"},"requeueReason":"%s",'
+                 '"added":true,"status":"%s"}', "Workload re-queued"),
+    "evaluated": (_HEAD + _WLCQ + ',"status":"%s","reason":"%s"%s}', "Workload evaluated for admission"),
+    "drs": (_HEAD + ',"cohort":{"name":"gpu"},"clusterQueue":{"name":"%s"},"drsValues":[%s]}',
+            "DominantResourceShare values used during tournament"),
+    "cycle": (_HEAD + ',"duration":%s}', "Scheduling cycle complete"),
+    "ongoing": (_HEAD + ',"targetWorkload":{"name":"%s","namespace":"%s"},"preemptingWorkload":{"name":"%s",'
+                '"namespace":"%s"}}', "Preemption ongoing"),
+    "nocand": (_HEAD + _WLCQ + '}', "Workload requires preemption, but there are no candidate workloads allowed "
+               "for preemption"),
+}
+_BLOB = ',"nominatedAssignment":{"PodSets":[{"Name":"main","Flavors":{"nvidia.com/gpu":{"Name":"h100"}}}],"Borrowing":%s}'
+_odd = st.sampled_from(['"', "\\", "\\u0041", "é", "\x01", "\t", "/", " ", "\x7f", "", "0", "ÿ"])
+_word = st.one_of(st.sampled_from(["team-a", "team-b", "infer", "job-1", "job-2", "default", "a/b", ""]),
+                  st.builds(lambda w, o, n: w + o * n, st.sampled_from(["team-a", "job-1"]), _odd,
+                            st.integers(0, 3)),
+                  st.builds(lambda n: "x" * n, st.sampled_from([0, 1, 200, 20_000])))
+_level = st.sampled_from(["Level(-2)", "Level(-3)", "Level(-4)", "info", "debug", "error", "ERROR", "Fatal",
+                          "dpanic", "panic", "Level(-2"])
+_ts = st.one_of(st.builds(lambda s, frac: f"2026-08-20T10:{s // 60:02d}:{s % 60:02d}.{frac}Z", st.integers(0, 3599),
+                          st.sampled_from(["1", "123", "000000001", "999999999", "1234567890", "12a", ""])),
+                st.sampled_from(["2026-08-20T10:00:00Z", "2026-08-20T10:00:00.5+00:00", "2026-08-20 10:00:00.1Z",
+                                 "garbage", ""]))
+_cycle = st.sampled_from(["1", "500001", "0", "-3", "01", '"7"', "99999999999999999999999"])
+_share = st.sampled_from(["0", "0", "250", "1.5", "0.0", "-0", "1e-3", "", "x", "01", "500"])
+_status = st.sampled_from(["", "", "skipped", "assumed", "nominated", "other", "\\"])
+_reason = st.sampled_from(["", "NoFit", "PreemptionNoCandidates", "couldn't fit", "Operation cannot be fulfilled"])
+
+
+@st.composite
+def _line(draw) -> str:
+    kind = draw(st.sampled_from(sorted(_TEMPLATES)))
+    template, msg = _TEMPLATES[kind]
+    head = (draw(_level), draw(_ts), msg, draw(_cycle))
+    w = lambda: draw(_word)  # noqa: E731 - a short name for the many fields below
+    if kind == "admitted":
+        fields = (w(), w(), w())
+    elif kind == "requeued":
+        fields = (w(), w(), w(), w(), draw(_reason), draw(_status))
+    elif kind == "evaluated":
+        blob = draw(st.sampled_from(["", _BLOB % "0", _BLOB % "2", _BLOB % "0" + ',"msg":"Scheduling cycle complete"']))
+        fields = (w(), w(), w(), draw(_status), draw(_reason), blob)
+    elif kind == "drs":
+        item = '{"parentCohort":"gpu","workload":"%s/%s","drs":"%s"}'
+        items = ",".join(item % (w(), w(), draw(_share)) for _ in range(draw(st.integers(0, 4))))
+        fields = (w(), items)
+    elif kind == "cycle":
+        fields = (draw(st.sampled_from(["0.005", "1.5", "2", '"x"'])),)
+    elif kind == "ongoing":
+        fields = (w(), w(), w(), w())
+    else:
+        fields = (w(), w(), w())
+    text = template % (head + fields)
+    bend = draw(st.sampled_from(["none", "none", "cut", "drop", "double", "crlf", "indent", "byte"]))
+    if bend == "cut":
+        text = text[:draw(st.integers(0, len(text)))]
+    elif bend == "drop":
+        keys = [i for i in range(len(text)) if text.startswith(',"', i)]
+        if keys:
+            i = draw(st.sampled_from(keys))
+            j = text.find(',"', i + 1)
+            text = text[:i] + (text[j:] if j > 0 else "}")
+    elif bend == "double":
+        i = text.find(',"status"')
+        if i > 0:
+            text = text[:i] + ',"status":"x"' + text[i:]
+    elif bend == "crlf":
+        text += "\r"
+    elif bend == "indent":
+        text = "  " + text
+    elif bend == "byte":
+        i = draw(st.integers(0, len(text)))
+        text = text[:i] + draw(st.sampled_from(["\x00", "\xff", '"', "}", "{", "\\"])) + text[i:]
+    return text
+
+
+@needs_extension
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(lines=st.lists(_line(), min_size=1, max_size=40), cuts=st.lists(st.integers(0, 10_000), max_size=4))
+def test_bent_lines_give_the_pure_evidence(lines, cuts):
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+    ends = [i + 1 for i in range(len(data)) if data[i] == 0x0A]
+    pieces = sorted({ends[c % len(ends)] for c in cuts} | {len(data)})
+    _same_three_ways(data, pieces)
+
+
+# --- built, used, and safe -----------------------------------------------------------------------
+
+def _compiler_here() -> bool:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+    return headers and shutil.which(cc) is not None
+
+
+def test_the_extension_is_built_where_a_compiler_is():
+    """`pip install -e .` compiles it (setup.py, optional): with gcc and Python's headers, as in CI,
+    it must be there, or the fast path would be silently lost."""
+    if not _compiler_here():
+        pytest.skip("no C compiler or Python headers: the pure path is the one that runs")
+    assert fastpath._fastscan is not None, "logs/_fastscan.c was not built: reinstall with `pip install -e .`"
+
+
+class _Spy:
+    def __init__(self, module):
+        self.module = module
+        self.scans = 0
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+    def scan(self, *args):
+        self.scans += 1
+        return self.module.scan(*args)
+
+
+@needs_extension
+def test_the_extension_reads_the_frequent_lines(monkeypatch):
+    spy = _Spy(fastpath._fastscan)
+    monkeypatch.setattr(fastpath, "_fastscan", spy)
+    data = _log("scheduler", 1 << 20, seed=3, bent=0.0)
+    tape: list = []
+    scanner.scan_range(data, 0, len(data), ReadStats(), tape, False)
+    assert spy.scans == 1
+    got = fastpath._fastscan.scan(data, 0, len(data))
+    code, rest = got[1], got[-1]
+    assert len(code) > 5 * len(rest) > 0     # the frequent lines in C; cycle ends and a few others per line
+    assert set(code) == {0, 1, 2, 3}          # admit, re-queue, not nominated, DRS zero
+
+
+@needs_extension
+@settings(max_examples=500, deadline=None)
+@given(data=st.binary(max_size=2000), a=st.integers(-5, 2100), b=st.integers(-5, 2100))
+def test_random_bytes_never_crash_the_extension(data, a, b):
+    fast = fastpath.module()
+    for call in (fast.scan, fast.odd):
+        try:
+            call(data, a, b)
+        except ValueError:
+            assert not 0 <= a <= b <= len(data)
+
+
+@needs_extension
+def test_mangled_frequent_lines_never_crash_the_extension():
+    rng = random.Random(5)
+    fast = fastpath.module()
+    lines = _log("scheduler", 1 << 16, seed=7, bent=0.3).splitlines(keepends=True)
+    for _ in range(3000):
+        line = bytearray(rng.choice(lines))
+        for _ in range(rng.randrange(1, 4)):
+            i = rng.randrange(len(line))
+            op = rng.randrange(3)
+            if op == 0:
+                line[i] = rng.randrange(256)
+            elif op == 1:
+                del line[i:i + rng.randrange(1, 40)]
+            else:
+                line[i:i] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 8)))
+        buf = bytes(line)
+        fast.scan(buf, 0, len(buf))
+        fast.odd(buf, 0, len(buf))
+        fast.scan(buf, 0, rng.randrange(len(buf) + 1))
