@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..guarantee import Evaluator
-from .observe import clock, observe_queue
+from .observe import RESERVED, clock
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.quota import FR
     from ..engine.snapshot import ClusterQueueSnapshot
+    from ..engine.workload import WorkloadInfo
     from ..keys import WorkloadKey
     from .scenario import Fault
     from .simulator import Simulator, SimWorkload
@@ -199,19 +201,42 @@ class Recorder:
         self._touched, self._all_touched = set(), False
         at = clock(sim, self.times)
         held = self._held
+        workloads = sim.workloads
+        cutoff = self.evaluator.cutoff(now)
         for name, queue in sim.model.snapshot.cluster_queues.items():
             if name in keep:
                 continue
-            obs = observe_queue(sim, queue, at, held.get(name, ()), all_pending=False)
-            g = self.evaluator.evaluate(obs, now, complete=False)
+            # admitted work that does not run yet (sim.observe.observe_queue's not-running list):
+            # whether there is some, and whether some waited the threshold
+            not_running = waited = False
+            admitted = queue.workloads
+            for key in held.get(name, ()):
+                sw = workloads[key]
+                if sw.state == RESERVED and key in admitted:
+                    not_running = True
+                    if at(sw.waiting_since) <= cutoff:
+                        waited = True
+                        break
+            fits_by_fr, fitting, violated = self.evaluator.sample(
+                queue, self._pending(name, at), waited, now)
             frs = self._primary_frs(queue)
-            used = sum(g.reserved[fr] for fr in frs)
-            nominal = sum(g.nominal[fr] for fr in frs)
-            fits = sum(g.pending_fits.get(fr, 0) for fr in frs)
-            self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
-            self.last_violated[name] = g.violated
-            if not g.fitting and not obs.not_running:
-                self._settled[name] = (nodes[name], [used, nominal, fits, g.violated])
+            usage, quotas = queue.node.usage, queue.node.quotas
+            used = sum(usage.get(fr, 0) for fr in frs)
+            nominal = sum(quotas[fr].nominal for fr in frs)
+            fits = sum(fits_by_fr.get(fr, 0) for fr in frs)
+            self.series[name].append([round(t, 3), used, nominal, fits, violated])
+            self.last_violated[name] = violated
+            if not fitting and not not_running:
+                self._settled[name] = (nodes[name], [used, nominal, fits, violated])
+
+    def _pending(self, cq: str, at: Callable[[float], datetime]) -> Iterator[tuple[WorkloadInfo, datetime]]:
+        """The queue's pending work (of the simulated workloads) in queue order with since when
+        each waits, listed only when first read (a queue at its nominal quota is not)."""
+        workloads = self.sim.workloads
+        for wi in self.sim.model.queues.pending_in_order(cq):
+            sw = workloads.get(wi.key)
+            if sw is not None:
+                yield wi, at(sw.waiting_since)
 
     def summary(self) -> dict:
         sim = self.sim
