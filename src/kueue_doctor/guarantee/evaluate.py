@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from ..api import objects as o
 from ..engine.config import EngineConfig
@@ -22,6 +23,7 @@ from .verdict import DEFAULT_MIN_WAIT, Fit, FitVerdict, QueueGuarantee
 # per pod-set group: the flavors it may use, in the queue's order, and what it needs of them
 Step = tuple[tuple[str, ...], dict[str, int]]
 Plan = tuple[tuple[Step, ...], tuple[str, ...]]     # (steps, reasons flavors were excluded)
+Since = TypeVar("Since", datetime, float)   # a datetime, or the simulator's seconds
 _SampleRecord = tuple[WorkloadInfo, str, str, bool, tuple[tuple[str, int], ...],
                       tuple[Step, ...] | None, dict[FR, int] | None]
 
@@ -131,14 +133,15 @@ class Evaluator:
         except OverflowError:   # a threshold longer than the calendar: nothing has waited it
             return datetime.min.replace(tzinfo=now.tzinfo)
 
-    def sample(self, cq: ClusterQueueSnapshot, pending: Iterable[tuple[WorkloadInfo, datetime]],
-               not_running_waited: bool, now: datetime) -> tuple[dict[FR, int], bool, bool]:
+    def sample(self, cq: ClusterQueueSnapshot, pending: Iterable[tuple[WorkloadInfo, Since]],
+               not_running_waited: bool, cutoff: Since) -> tuple[dict[FR, int], bool, bool]:
         """What a simulator's sample records of the queue, as ``evaluate`` finds it for the same
         observation: (``pending_fits``, whether some pending work fits, ``violated``).
-        ``pending``: (workload, waiting since) in queue order, read only as far as needed;
-        ``not_running_waited``: some admitted work of the queue that does not run has waited
-        the threshold. It stops as soon as none of the three can change (every interval
-        samples every queue: sim/metrics.py), and keeps per workload what it reads of it."""
+        ``pending``: (workload, waiting since) in queue order, read only as far as needed; work
+        waiting since ``cutoff`` or earlier has waited the threshold (``cutoff(now)``, or the
+        same on the caller's own clock); ``not_running_waited``: some admitted work of the queue
+        that does not run has waited it. It stops as soon as none of the three can change (every
+        interval samples every queue: sim/metrics.py), and keeps per workload what it reads."""
         node = cq.node
         usage = node.usage
         free: dict[FR, int] = {}
@@ -155,7 +158,6 @@ class Evaluator:
             return pending_fits, False, nr
         unused = dict(free)
         room = free_room = _room(unused)   # per resource, the roomiest flavor's (see evaluate)
-        cutoff = self.cutoff(now)
         fitting = violating = False
         free_left = True   # some (flavor, resource) has quota left to place pending work in
         parents: set[str] | None = None

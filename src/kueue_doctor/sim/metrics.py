@@ -1,19 +1,19 @@
 """What a simulation measures: admissions, preemptions, time to admission, usage, violations."""
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..guarantee import Evaluator
-from .observe import RESERVED, clock
+from ..guarantee.evaluate import saturated
+from .observe import RESERVED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.quota import FR
     from ..engine.snapshot import ClusterQueueSnapshot
-    from ..engine.workload import WorkloadInfo
     from ..keys import WorkloadKey
     from .scenario import Fault
     from .simulator import Simulator, SimWorkload
@@ -51,7 +51,6 @@ class Recorder:
         self._primary_cache: dict[str, tuple[str, int]] = {}
         self._amounts: dict[tuple[str, str], int] = {}   # (request, resource) -> its amount
         self.evaluator: Evaluator | None = None
-        self.times: dict[float, datetime] = {}   # sim.dt of waiting-since times, for observations
         self.usage_level: dict[str, float] = defaultdict(float)
         self.usage_area: dict[str, float] = defaultdict(float)
         self.usage_t: dict[str, float] = {}
@@ -199,10 +198,11 @@ class Recorder:
             self.series[name].append([round(t, 3), *row])
         self._settled = {name: settled[name] for name in keep}
         self._touched, self._all_touched = set(), False
-        at = clock(sim, self.times)
         held = self._held
         workloads = sim.workloads
-        cutoff = self.evaluator.cutoff(now)
+        get = workloads.get
+        cutoff = self._cutoff(now)
+        pending_in_order = sim.model.queues.pending_in_order
         for name, queue in sim.model.snapshot.cluster_queues.items():
             if name in keep:
                 continue
@@ -214,11 +214,13 @@ class Recorder:
                 sw = workloads[key]
                 if sw.state == RESERVED and key in admitted:
                     not_running = True
-                    if at(sw.waiting_since) <= cutoff:
+                    if sw.waiting_since <= cutoff:
                         waited = True
                         break
-            fits_by_fr, fitting, violated = self.evaluator.sample(
-                queue, self._pending(name, at), waited, now)
+            # a queue at its nominal quota does not read its pending work
+            wis = () if saturated(queue) else pending_in_order(name)
+            pending = [(wi, w.waiting_since) for wi in wis if (w := get(wi.key)) is not None]
+            fits_by_fr, fitting, violated = self.evaluator.sample(queue, pending, waited, cutoff)
             frs = self._primary_frs(queue)
             usage, quotas = queue.node.usage, queue.node.quotas
             used = sum(usage.get(fr, 0) for fr in frs)
@@ -229,14 +231,27 @@ class Recorder:
             if not fitting and not not_running:
                 self._settled[name] = (nodes[name], [used, nominal, fits, violated])
 
-    def _pending(self, cq: str, at: Callable[[float], datetime]) -> Iterator[tuple[WorkloadInfo, datetime]]:
-        """The queue's pending work (of the simulated workloads) in queue order with since when
-        each waits, listed only when first read (a queue at its nominal quota is not)."""
-        workloads = self.sim.workloads
-        for wi in self.sim.model.queues.pending_in_order(cq):
-            sw = workloads.get(wi.key)
-            if sw is not None:
-                yield wi, at(sw.waiting_since)
+    def _cutoff(self, now: datetime) -> float:
+        """The latest simulated time whose work has waited the threshold at ``now`` (the guarantee
+        compares datetimes, whole microseconds: sim.dt rounds to them, so the boundary is found
+        among the floats that round to it, and a sample compares the simulator's own floats)."""
+        assert self.evaluator is not None
+        dt = self.sim.dt
+        try:
+            edge = now - self.evaluator.min_wait
+            guess = (edge - self.sim.origin).total_seconds()
+            lo, hi = guess - 1.0, guess + 1.0   # dt(lo) <= edge < dt(hi)
+            dt(lo), dt(hi)
+        except OverflowError:   # a threshold longer than the calendar: nothing has waited it
+            return -math.inf
+        while True:
+            mid = lo + (hi - lo) / 2
+            if mid in (lo, hi):
+                return lo
+            if dt(mid) <= edge:
+                lo = mid
+            else:
+                hi = mid
 
     def summary(self) -> dict:
         sim = self.sim
