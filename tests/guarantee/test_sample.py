@@ -73,7 +73,8 @@ def test_sample_gives_what_a_complete_evaluation_records(seed):
     ev = Evaluator(m.snapshot.flavors, m.config, MIN_WAIT)
     waited = any(nr.since <= ev.cutoff(NOW) for nr in not_running)
     for _ in range(2):   # the second time from what it kept of each workload
-        fits, fitting, violated = ev.sample(queue, iter(pending), waited, ev.cutoff(NOW))
+        oldest = min((since for _, since in pending), default=None) if rng.random() < 0.5 else None
+        fits, fitting, violated = ev.sample(queue, iter(pending), waited, ev.cutoff(NOW), oldest)
         assert {fr: v for fr, v in fits.items() if v} == {fr: v for fr, v in full.pending_fits.items() if v}
         assert fitting == bool(full.fitting)
         assert violated == full.violated

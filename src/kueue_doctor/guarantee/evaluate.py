@@ -134,14 +134,16 @@ class Evaluator:
             return datetime.min.replace(tzinfo=now.tzinfo)
 
     def sample(self, cq: ClusterQueueSnapshot, pending: Iterable[tuple[WorkloadInfo, Since]],
-               not_running_waited: bool, cutoff: Since) -> tuple[dict[FR, int], bool, bool]:
+               not_running_waited: bool, cutoff: Since,
+               oldest: Since | None = None) -> tuple[dict[FR, int], bool, bool]:
         """What a simulator's sample records of the queue, as ``evaluate`` finds it for the same
         observation: (``pending_fits``, whether some pending work fits, ``violated``).
         ``pending``: (workload, waiting since) in queue order, read only as far as needed; work
         waiting since ``cutoff`` or earlier has waited the threshold (``cutoff(now)``, or the
         same on the caller's own clock); ``not_running_waited``: some admitted work of the queue
         that does not run has waited it. It stops as soon as none of the three can change (every
-        interval samples every queue: sim/metrics.py), and keeps per workload what it reads."""
+        interval samples every queue: sim/metrics.py), and keeps per workload what it reads.
+        ``oldest``: the earliest ``since`` in ``pending``, if the caller knows it."""
         node = cq.node
         usage = node.usage
         free: dict[FR, int] = {}
@@ -159,13 +161,16 @@ class Evaluator:
         unused = dict(free)
         room = free_room = _room(unused)   # per resource, the roomiest flavor's (see evaluate)
         fitting = violating = False
+        # no pending work has waited the threshold: once nothing more can be placed, no first
+        # violation is left to find among it
+        young = oldest is not None and oldest > cutoff
         free_left = True   # some (flavor, resource) has quota left to place pending work in
         parents: set[str] | None = None
         records = self._sampled
         for wi, since in pending:
             if not free_left and fitting:
                 # nothing more can be placed and something fits: only a first violation is left
-                if violating or nr:
+                if violating or nr or young:
                     break
                 if since > cutoff:
                     continue

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,6 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..keys import WorkloadKey
     from .scenario import Fault
     from .simulator import Simulator, SimWorkload
+
+
+_since = operator.itemgetter(1)
 
 
 def primary_resource(resources: list[str]) -> str:
@@ -220,7 +224,8 @@ class Recorder:
             # a queue at its nominal quota does not read its pending work
             wis = () if saturated(queue) else pending_in_order(name)
             pending = [(wi, w.waiting_since) for wi in wis if (w := get(wi.key)) is not None]
-            fits_by_fr, fitting, violated = self.evaluator.sample(queue, pending, waited, cutoff)
+            oldest = min(pending, key=_since)[1] if pending else None
+            fits_by_fr, fitting, violated = self.evaluator.sample(queue, pending, waited, cutoff, oldest)
             frs = self._primary_frs(queue)
             usage, quotas = queue.node.usage, queue.node.quotas
             used = sum(usage.get(fr, 0) for fr in frs)
