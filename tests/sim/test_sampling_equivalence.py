@@ -5,7 +5,9 @@ evaluation of every queue gives."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
+from datetime import timedelta
 
 import pytest
 
@@ -88,3 +90,23 @@ def test_sampled_rows_equal_a_full_evaluation_on_random_perf_configs(seed, monke
 def test_sampled_rows_equal_a_full_evaluation_on_the_incidents(name, monkeypatch):
     rows, _ = checked_run(load_scenario(str(INCIDENTS / f"{name}.yaml")), monkeypatch)
     assert rows > 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_samplers_cutoff_on_simulated_seconds_is_the_guarantees_on_datetimes(seed):
+    """A sample compares the simulator's float seconds with Recorder._cutoff: for every waiting
+    time, the same answer as ``now - since >= min_wait`` on the datetimes sim.dt makes."""
+    rng = random.Random(seed)
+    scn = load_scenario(str(INCIDENTS / "zombie-pod.yaml"))
+    scn.settings = dataclasses.replace(scn.settings, min_wait=rng.choice([0.0, 0.2, 1e-7, 300.0, rng.uniform(0, 900)]))
+    sim = Simulator(scn)
+    rec = sim.recorder
+    rec.evaluator = Evaluator(sim.model.snapshot.flavors, sim.config, timedelta(seconds=scn.settings.min_wait))
+    t = rng.choice([0.0, 1.5, 300.0000004, rng.uniform(0, 5000)])
+    now = sim.dt(t)
+    cutoff = rec._cutoff(now)
+    probes = [cutoff, math.nextafter(cutoff, math.inf), math.nextafter(cutoff, -math.inf), t, 0.0,
+              *(t - scn.settings.min_wait + d for d in (-1e-6, -5e-7, 0.0, 5e-7, 1e-6)),
+              *(rng.uniform(-10, t + 10) for _ in range(50))]
+    for ws in probes:
+        assert (ws <= cutoff) == (now - sim.dt(ws) >= rec.evaluator.min_wait), ws

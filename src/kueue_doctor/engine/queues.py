@@ -34,20 +34,40 @@ def scheduling_hash(wi: WorkloadInfo, allowed_flavors: bool = False) -> str:
     """Workloads that Kueue treats as the same shape (computeSchedulingHash): same priority and
     pod-set shapes, whatever their names, namespaces or timestamps; with ConcurrentAdmission
     (``allowed_flavors``) also the same allowed-flavors annotation (variants of one parent differ)."""
-    pod_sets: list[dict[str, Any]] = []  # JSON-ready, only ever hashed
-    shape: dict[str, Any] = {"priority": wi.priority, "podSets": pod_sets}
-    if allowed_flavors and ALLOWED_FLAVORS_ANNOTATION in wi.obj.meta.annotations:
-        shape["allowedFlavors"] = wi.obj.meta.annotations[ALLOWED_FLAVORS_ANNOTATION]
+    allowed = wi.obj.meta.annotations.get(ALLOWED_FLAVORS_ANNOTATION) if allowed_flavors else None
+    pod_sets = []
     for ps, spec_ps in zip(wi.pod_sets, wi.obj.pod_sets, strict=True):
         t = spec_ps.template
-        pod_sets.append({
-            "name": ps.name, "count": ps.count, "minCount": ps.min_count, "requests": sorted(ps.per_pod.items()),
-            "nodeSelector": sorted(t.node_selector.items()),
-            "affinity": [[(e.key, e.operator, tuple(e.values)) for e in term.match_expressions]
-                         for term in t.required_node_terms],
-            "tolerations": [(x.key, x.operator, x.value, x.effect) for x in t.tolerations],
-            "topology": json.dumps(spec_ps.topology_request, sort_keys=True, default=str),
-        })
+        tr = spec_ps.topology_request
+        pod_sets.append((
+            ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())), tuple(sorted(t.node_selector.items())),
+            tuple(tuple((e.key, e.operator, tuple(e.values)) for e in term.match_expressions)
+                  for term in t.required_node_terms),
+            tuple((x.key, x.operator, x.value, x.effect) for x in t.tolerations),
+            None if tr is None else json.dumps(tr, sort_keys=True, default=str)))
+    # a simulation hashes every workload it queues, a few shapes over and over: the digest of
+    # each shape once (what is hashed is exactly what the key holds)
+    shape = (wi.priority, allowed, tuple(pod_sets))
+    h = _SHAPE_HASHES.get(shape)
+    if h is None:
+        if len(_SHAPE_HASHES) >= _SHAPE_HASHES_MAX:
+            _SHAPE_HASHES.clear()
+        h = _SHAPE_HASHES[shape] = _digest(*shape)
+    return h
+
+
+_SHAPE_HASHES: dict[tuple[Any, ...], str] = {}
+_SHAPE_HASHES_MAX = 4096
+
+
+def _digest(priority: int, allowed: str | None, pod_sets: tuple[tuple[Any, ...], ...]) -> str:
+    shape: dict[str, Any] = {"priority": priority, "podSets": [{
+        "name": name, "count": count, "minCount": min_count, "requests": list(requests),
+        "nodeSelector": list(selector), "affinity": [list(term) for term in affinity],
+        "tolerations": list(tolerations), "topology": topology if topology is not None else "null",
+    } for name, count, min_count, requests, selector, affinity, tolerations, topology in pod_sets]}
+    if allowed is not None:
+        shape["allowedFlavors"] = allowed
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -175,7 +195,12 @@ class ClusterQueueQueue:
         would pop them if all were requeued now (the order the guarantee takes work in)."""
         self._refresh()
         keyed = list(self._entries.values())
-        keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
+        if self.ledger is None and self.inadmissible:   # _key without AFS, inline (every sample asks)
+            sticky = self.sticky if self.strategy == "BestEffortFIFO" else None
+            keyed += [((_NO_USAGE, wi.key != sticky, -wi.priority, wi.queue_order_timestamp(), wi.uid), -1, wi)
+                      for wi in self.inadmissible.values()]
+        else:
+            keyed += [(self._key(wi), -1, wi) for wi in self.inadmissible.values()]
         keyed.sort(key=_sort_key)   # stable: heap entries before parked ones of an equal key
         return [t[2] for t in keyed]
 

@@ -6,8 +6,9 @@ allowed-flavors annotation leaves out, is no room for that work however idle its
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from ..api import objects as o
 from ..engine.config import EngineConfig
@@ -22,6 +23,9 @@ from .verdict import DEFAULT_MIN_WAIT, Fit, FitVerdict, QueueGuarantee
 # per pod-set group: the flavors it may use, in the queue's order, and what it needs of them
 Step = tuple[tuple[str, ...], dict[str, int]]
 Plan = tuple[tuple[Step, ...], tuple[str, ...]]     # (steps, reasons flavors were excluded)
+Since = TypeVar("Since", datetime, float)   # a datetime, or the simulator's seconds
+_SampleRecord = tuple[WorkloadInfo, str, str, bool, tuple[tuple[str, int], ...],
+                      tuple[Step, ...] | None, dict[FR, int] | None]
 
 
 class Evaluator:
@@ -35,15 +39,11 @@ class Evaluator:
         self.min_wait = min_wait
         self._plans: dict[tuple[str, WorkloadKey], tuple[WorkloadInfo, Plan | Fit]] = {}
         self._workload_facts: dict[WorkloadKey, tuple[WorkloadInfo, bool, dict[str, int]]] = {}
+        self._sampled: dict[WorkloadKey, _SampleRecord] = {}
 
-    def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False,
-                 complete: bool = True) -> QueueGuarantee:
+    def evaluate(self, obs: QueueObservation, now: datetime, detail: bool = False) -> QueueGuarantee:
         """``detail``: keep a verdict for every pending workload (the doctor's explain reads them).
-        ``complete`` False: stop as soon as what a sample records can no longer change — the
-        reserved, nominal and pending_fits quantities, ``violated``, and whether any work fits —
-        so ``fitting``, ``violating``, ``not_running`` and ``since`` may hold only the first of
-        them (the simulator samples every queue every interval; sim/metrics.py)."""
-        assert complete or not detail, "verdicts need the whole walk"
+        The simulator's samples take ``sample`` instead, which computes only what they record."""
         cq = obs.cluster_queue
         node = cq.node
         nominal = {fr: q.nominal for fr, q in node.quotas.items()}
@@ -63,24 +63,14 @@ class Evaluator:
                 if now - nr.since >= min_wait:
                     not_running.append(nr.workload.key)
                     since = _earliest(since, nr.since + min_wait)
-                    if not complete:
-                        break
         # what any flavor could still give per resource: a cheap first test before placing
         room = _room(unused)
-        free_room = room    # the same of what pending work placed so far leaves
         workload_facts = self._workload_facts
         full = saturated(cq)
-        free_left = not full   # some (flavor, resource) has quota left to place pending work in
         # ConcurrentAdmission: once one variant of a parent holds quota here, the other variants
         # are switched off or wait to migrate; the parent's work runs, so they owe it nothing
         running_parents = {uid for w in cq.workloads.values() if (uid := parent_ref(w.obj)[1])}
         for waiting in obs.pending if detail or not full else ():
-            if not complete and not free_left and fitting:
-                # nothing more can be placed and something fits: only a first violation is left
-                if violating or not_running:
-                    break
-                if now - waiting.since < min_wait:
-                    continue
             wi = waiting.workload
             if running_parents and parent_ref(wi.obj)[1] in running_parents:
                 if detail:
@@ -99,12 +89,6 @@ class Evaluator:
             too_big = not reducible and any(v > room.get(r, 0) for r, v in largest.items())
             if too_big and not detail:
                 continue
-            # whether it fits alone changes nothing a sample records (something fits, and it
-            # cannot be the first violation): only where it is placed is left to know
-            placing_only = not complete and fitting and not reducible and (
-                violating or not_running or now - waiting.since < min_wait)
-            if placing_only and (not free_left or any(v > free_room.get(r, 0) for r, v in largest.items())):
-                continue   # and what is left cannot take it
             plan = self.plan(cq, wi)
             if isinstance(plan, Fit):
                 if detail:
@@ -119,33 +103,15 @@ class Evaluator:
                 verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
                 continue
             # the quota nominal would give: pending work taken in queue order until it is used up
-            placed = _fit_within(steps, free) if free_left or complete else None
+            placed = _fit_within(steps, free)
             if placed is not None:
                 for fr, v in placed.items():
                     free[fr] -= v
                     pending_fits[fr] = pending_fits.get(fr, 0) + v
-                if placed:
-                    free_left = any(v > 0 for v in free.values())
-                    if not complete:
-                        free_room = _room(free)
-            elif placing_only:
-                continue
             # guaranteed when it alone fits what the queue leaves unused
             alone = placed if placed is not None else _fit_within(steps, unused)
             if alone is None and reducible:
-                # PartialAdmission: Kueue admits fewer pods, down to each pod set's minCount
-                least = self.plan(cq, wi, minimal=True)
-                if not isinstance(least, Fit) and least[0]:
-                    placed = _fit_within(least[0], free)
-                    if placed is not None:
-                        for fr, v in placed.items():
-                            free[fr] -= v
-                            pending_fits[fr] = pending_fits.get(fr, 0) + v
-                        if placed:
-                            free_left = any(v > 0 for v in free.values())
-                            if not complete:
-                                free_room = _room(free)
-                    alone = placed if placed is not None else _fit_within(least[0], unused)
+                alone = self._partial(cq, wi, free, unused, pending_fits)[1]
             if alone is None:
                 if detail:
                     verdicts[wi.key] = FitVerdict(Fit.NEEDS_MORE_THAN_UNUSED_NOMINAL, excluded=excluded)
@@ -158,6 +124,142 @@ class Evaluator:
                 since = _earliest(since, waiting.since + min_wait)
         return QueueGuarantee(cq.name, nominal, reserved, pending_fits, tuple(fitting), tuple(violating),
                               tuple(not_running), since, verdicts)
+
+    def cutoff(self, now: datetime) -> datetime:
+        """Work waiting since this time or earlier has waited the threshold (``now - since >=
+        min_wait``, exact: both are whole microseconds)."""
+        try:
+            return now - self.min_wait
+        except OverflowError:   # a threshold longer than the calendar: nothing has waited it
+            return datetime.min.replace(tzinfo=now.tzinfo)
+
+    def sample(self, cq: ClusterQueueSnapshot, pending: Iterable[tuple[WorkloadInfo, Since]],
+               not_running_waited: bool, cutoff: Since,
+               oldest: Since | None = None) -> tuple[dict[FR, int], bool, bool]:
+        """What a simulator's sample records of the queue, as ``evaluate`` finds it for the same
+        observation: (``pending_fits``, whether some pending work fits, ``violated``).
+        ``pending``: (workload, waiting since) in queue order, read only as far as needed; work
+        waiting since ``cutoff`` or earlier has waited the threshold (``cutoff(now)``, or the
+        same on the caller's own clock); ``not_running_waited``: some admitted work of the queue
+        that does not run has waited it. It stops as soon as none of the three can change (every
+        interval samples every queue: sim/metrics.py), and keeps per workload what it reads.
+        ``oldest``: the earliest ``since`` in ``pending``, if the caller knows it."""
+        node = cq.node
+        usage = node.usage
+        free: dict[FR, int] = {}
+        within = full = True
+        for fr, q in node.quotas.items():
+            used = usage.get(fr, 0)
+            free[fr] = q.nominal - used if used < q.nominal else 0
+            within = within and used <= q.nominal
+            full = full and used >= q.nominal
+        # admitted work is guaranteed to run only while the queue is inside its nominal quota
+        nr = not_running_waited and within
+        pending_fits: dict[FR, int] = {}
+        if full:   # a queue at or above its nominal quota guarantees its pending work nothing more
+            return pending_fits, False, nr
+        unused = dict(free)
+        room = free_room = _room(unused)   # per resource, the roomiest flavor's (see evaluate)
+        fitting = violating = False
+        # no pending work has waited the threshold: once nothing more can be placed, no first
+        # violation is left to find among it
+        young = oldest is not None and oldest > cutoff
+        free_left = True   # some (flavor, resource) has quota left to place pending work in
+        parents: set[str] | None = None
+        records = self._sampled
+        for wi, since in pending:
+            if not free_left and fitting:
+                # nothing more can be placed and something fits: only a first violation is left
+                if violating or nr or young:
+                    break
+                if since > cutoff:
+                    continue
+            rec = records.get(wi.key)
+            if rec is None or rec[0] is not wi or rec[1] != cq.name:
+                rec = self._sample_record(cq, wi)
+            _, _, parent, reducible, largest, steps, simple = rec
+            if steps is None:   # no flavor, no resource group: evaluate's verdicts say which
+                continue
+            if parent:
+                if parents is None:   # ConcurrentAdmission: see evaluate
+                    parents = {uid for w in cq.workloads.values() if (uid := parent_ref(w.obj)[1])}
+                if parent in parents:
+                    continue
+            placing_only = False
+            if not reducible:
+                if _exceeds(largest, room):   # no flavor can take it
+                    continue
+                # whether it fits alone changes nothing recorded (something fits, and it cannot be
+                # the first violation): only where it is placed is left to know
+                placing_only = fitting and (violating or nr or since > cutoff)
+                if placing_only and (not free_left or _exceeds(largest, free_room)):
+                    continue   # and what is left cannot take it
+            # the quota nominal would give: pending work taken in queue order until it is used up
+            placed: Mapping[FR, int] | None = None
+            if free_left:
+                if simple is not None:   # one flavor for all: the first fit is that flavor's
+                    placed = simple if all(free.get(fr, 0) >= x for fr, x in simple.items()) else None
+                else:
+                    placed = _fit_within(steps, free)
+            if placed is not None:
+                if placed:
+                    for fr, v in placed.items():
+                        free[fr] -= v
+                        pending_fits[fr] = pending_fits.get(fr, 0) + v
+                    free_left = any(v > 0 for v in free.values())
+                    free_room = _room(free)
+            elif placing_only:
+                continue
+            # guaranteed when it alone fits what the queue leaves unused
+            alone = placed if placed is not None else _fit_within(steps, unused)
+            if alone is None and reducible:
+                placed, alone = self._partial(cq, wi, free, unused, pending_fits)
+                if placed:
+                    free_left = any(v > 0 for v in free.values())
+                    free_room = _room(free)
+            if alone is None:
+                continue
+            fitting = True
+            if since <= cutoff:
+                violating = True
+        return pending_fits, fitting, violating or nr
+
+    def _partial(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, free: dict[FR, int], unused: Mapping[FR, int],
+                 pending_fits: dict[FR, int]) -> tuple[dict[FR, int] | None, dict[FR, int] | None]:
+        """PartialAdmission: Kueue admits fewer pods, down to each pod set's minCount. (What the
+        least admissible part takes of ``free``, taken off it and added to ``pending_fits``; what
+        it alone would take of ``unused``), None where it does not fit."""
+        least = self.plan(cq, wi, minimal=True)
+        if isinstance(least, Fit) or not least[0]:
+            return None, None
+        placed = _fit_within(least[0], free)
+        if placed is not None:
+            for fr, v in placed.items():
+                free[fr] -= v
+                pending_fits[fr] = pending_fits.get(fr, 0) + v
+        return placed, placed if placed is not None else _fit_within(least[0], unused)
+
+    def _sample_record(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo) -> _SampleRecord:
+        """What ``sample`` reads of a pending workload: (``wi``, queue, parent uid, reducible,
+        largest pod-set totals, plan steps or None when no flavor can take it, and the steps'
+        usage when they are one flavor each)."""
+        facts = self._workload_facts.get(wi.key)
+        if facts is None or facts[0] is not wi:
+            facts = self._facts(wi)
+        plan = self.plan(cq, wi)
+        steps: tuple[Step, ...] | None = None
+        simple: dict[FR, int] | None = None
+        if not isinstance(plan, Fit) and (plan[0] or not plan[1]):
+            steps = plan[0]
+            if all(len(flavors) == 1 for flavors, _ in steps):
+                simple = {}
+                for flavors, wanted in steps:
+                    for r, x in wanted.items():
+                        fr = (flavors[0], r)
+                        simple[fr] = simple.get(fr, 0) + x
+        rec = self._sampled[wi.key] = (wi, cq.name, parent_ref(wi.obj)[1], facts[1],
+                                       tuple(facts[2].items()), steps, simple)
+        return rec
 
     def plan(self, cq: ClusterQueueSnapshot, wi: WorkloadInfo, minimal: bool = False) -> Plan | Fit:
         """Per pod-set group and resource group: the eligible flavors and what the group needs
@@ -228,6 +330,7 @@ class Evaluator:
     def forget(self, key: WorkloadKey) -> None:
         """Drop what is cached for a workload that is gone (the simulator calls this)."""
         self._workload_facts.pop(key, None)
+        self._sampled.pop(key, None)
         for k in [k for k in self._plans if k[1] == key]:
             del self._plans[k]
 
@@ -238,6 +341,14 @@ def _room(free: Mapping[FR, int]) -> dict[str, int]:
     for fr, v in free.items():
         room[fr[1]] = max(room.get(fr[1], 0), v)
     return room
+
+
+def _exceeds(need: Iterable[tuple[str, int]], room: Mapping[str, int]) -> bool:
+    """Some resource needs more than ``room`` has (a loop: no generator on the sampler's path)."""
+    for r, v in need:  # noqa: SIM110
+        if v > room.get(r, 0):
+            return True
+    return False
 
 
 def saturated(cq: ClusterQueueSnapshot) -> bool:

@@ -1,13 +1,16 @@
 """What a simulation measures: admissions, preemptions, time to admission, usage, violations."""
 from __future__ import annotations
 
+import math
+import operator
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..guarantee import Evaluator
-from .observe import clock, observe_queue
+from ..guarantee.evaluate import saturated
+from .observe import RESERVED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.quota import FR
@@ -15,6 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..keys import WorkloadKey
     from .scenario import Fault
     from .simulator import Simulator, SimWorkload
+
+
+_since = operator.itemgetter(1)
 
 
 def primary_resource(resources: list[str]) -> str:
@@ -49,7 +55,6 @@ class Recorder:
         self._primary_cache: dict[str, tuple[str, int]] = {}
         self._amounts: dict[tuple[str, str], int] = {}   # (request, resource) -> its amount
         self.evaluator: Evaluator | None = None
-        self.times: dict[float, datetime] = {}   # sim.dt of waiting-since times, for observations
         self.usage_level: dict[str, float] = defaultdict(float)
         self.usage_area: dict[str, float] = defaultdict(float)
         self.usage_t: dict[str, float] = {}
@@ -197,21 +202,61 @@ class Recorder:
             self.series[name].append([round(t, 3), *row])
         self._settled = {name: settled[name] for name in keep}
         self._touched, self._all_touched = set(), False
-        at = clock(sim, self.times)
         held = self._held
+        workloads = sim.workloads
+        get = workloads.get
+        cutoff = self._cutoff(now)
+        pending_in_order = sim.model.queues.pending_in_order
         for name, queue in sim.model.snapshot.cluster_queues.items():
             if name in keep:
                 continue
-            obs = observe_queue(sim, queue, at, held.get(name, ()), all_pending=False)
-            g = self.evaluator.evaluate(obs, now, complete=False)
+            # admitted work that does not run yet (sim.observe.observe_queue's not-running list):
+            # whether there is some, and whether some waited the threshold
+            not_running = waited = False
+            admitted = queue.workloads
+            for key in held.get(name, ()):
+                sw = workloads[key]
+                if sw.state == RESERVED and key in admitted:
+                    not_running = True
+                    if sw.waiting_since <= cutoff:
+                        waited = True
+                        break
+            # a queue at its nominal quota does not read its pending work
+            wis = () if saturated(queue) else pending_in_order(name)
+            pending = [(wi, w.waiting_since) for wi in wis if (w := get(wi.key)) is not None]
+            oldest = min(pending, key=_since)[1] if pending else None
+            fits_by_fr, fitting, violated = self.evaluator.sample(queue, pending, waited, cutoff, oldest)
             frs = self._primary_frs(queue)
-            used = sum(g.reserved[fr] for fr in frs)
-            nominal = sum(g.nominal[fr] for fr in frs)
-            fits = sum(g.pending_fits.get(fr, 0) for fr in frs)
-            self.series[name].append([round(t, 3), used, nominal, fits, g.violated])
-            self.last_violated[name] = g.violated
-            if not g.fitting and not obs.not_running:
-                self._settled[name] = (nodes[name], [used, nominal, fits, g.violated])
+            usage, quotas = queue.node.usage, queue.node.quotas
+            used = sum(usage.get(fr, 0) for fr in frs)
+            nominal = sum(quotas[fr].nominal for fr in frs)
+            fits = sum(fits_by_fr.get(fr, 0) for fr in frs)
+            self.series[name].append([round(t, 3), used, nominal, fits, violated])
+            self.last_violated[name] = violated
+            if not fitting and not not_running:
+                self._settled[name] = (nodes[name], [used, nominal, fits, violated])
+
+    def _cutoff(self, now: datetime) -> float:
+        """The latest simulated time whose work has waited the threshold at ``now`` (the guarantee
+        compares datetimes, whole microseconds: sim.dt rounds to them, so the boundary is found
+        among the floats that round to it, and a sample compares the simulator's own floats)."""
+        assert self.evaluator is not None
+        dt = self.sim.dt
+        try:
+            edge = now - self.evaluator.min_wait
+            guess = (edge - self.sim.origin).total_seconds()
+            lo, hi = guess - 1.0, guess + 1.0   # dt(lo) <= edge < dt(hi)
+            dt(lo), dt(hi)
+        except OverflowError:   # a threshold longer than the calendar: nothing has waited it
+            return -math.inf
+        while True:
+            mid = lo + (hi - lo) / 2
+            if mid in (lo, hi):
+                return lo
+            if dt(mid) <= edge:
+                lo = mid
+            else:
+                hi = mid
 
     def summary(self) -> dict:
         sim = self.sim

@@ -2,16 +2,14 @@
 queue order, and admitted work whose pods do not run yet, with the simulator's own clock."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..guarantee import NotRunning, QueueObservation, Waiting
-from ..guarantee.evaluate import saturated
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.snapshot import ClusterQueueSnapshot
-    from ..engine.workload import WorkloadInfo
     from ..keys import WorkloadKey
     from .simulator import Simulator
 
@@ -48,11 +46,9 @@ def clock(sim: Simulator, times: dict[float, datetime] | None = None) -> Callabl
 
 
 def observe_queue(sim: Simulator, cq: ClusterQueueSnapshot, at: Callable[[float], datetime],
-                  reserved: Iterable[WorkloadKey], all_pending: bool = True) -> QueueObservation:
+                  reserved: Iterable[WorkloadKey]) -> QueueObservation:
     """One queue's observation; ``reserved``: the keys of its workloads in state RESERVED (others
-    are skipped), in the order their not-running entries are listed. ``all_pending`` False: a
-    queue at its nominal quota lists no pending work, which Evaluator.evaluate does not read then
-    (unless asked for every workload's verdict)."""
+    are skipped), in the order their not-running entries are listed."""
     workloads = sim.workloads
     not_running = []
     for key in reserved:
@@ -64,40 +60,6 @@ def observe_queue(sim: Simulator, cq: ClusterQueueSnapshot, at: Callable[[float]
             gated = sw.released_at is None or sw.admitted_at is None or sw.released_at < sw.admitted_at
             not_running.append(NotRunning(
                 wi, at(sw.waiting_since), "not released to Kubernetes" if gated else "pods not running"))
-    if not all_pending and saturated(cq):
-        return QueueObservation(cq, (), not_running)
     wis = sim.model.queues.pending_in_order(cq.name)
-    if not all_pending:
-        return QueueObservation(cq, _Pending(wis, sim, at), not_running)
     return QueueObservation(cq, [Waiting(wi, at(workloads[wi.key].waiting_since))
                                  for wi in wis if wi.key in workloads], not_running)
-
-
-class _Pending(Sequence[Waiting]):
-    """Pending work (of the simulated workloads) whose Waiting entries are made as they are read:
-    a sample's evaluation (``complete=False``) often stops before the end."""
-
-    def __init__(self, wis: list[WorkloadInfo], sim: Simulator, at: Callable[[float], datetime]):
-        self._wis, self._sim, self._at = wis, sim, at
-        self._all: list[Waiting] | None = None
-
-    def __iter__(self) -> Iterator[Waiting]:
-        if self._all is not None:
-            yield from self._all
-            return
-        workloads, at = self._sim.workloads, self._at
-        for wi in self._wis:
-            sw = workloads.get(wi.key)
-            if sw is not None:
-                yield Waiting(wi, at(sw.waiting_since))
-
-    def _list(self) -> list[Waiting]:
-        if self._all is None:
-            self._all = list(self)
-        return self._all
-
-    def __len__(self) -> int:
-        return len(self._list())
-
-    def __getitem__(self, i):  # an index or a slice, as Sequence allows
-        return self._list()[i]
