@@ -92,7 +92,7 @@ class Recorder:
         extra = self.sim.now - self.pending_since[cq] if cq in self.pending_since else 0.0
         return (self.pending_seconds[cq] + extra) / 3600.0
 
-    def _primary(self, cq: str) -> tuple[str, int]:
+    def primary(self, cq: str) -> tuple[str, int]:
         """(resource usage % is reported on, nominal quota of it summed over flavors)."""
         if cq not in self._primary_cache:
             node = self.sim.model.snapshot.cluster_queues.get(cq)
@@ -105,7 +105,7 @@ class Recorder:
         # exact time-weighted usage: workloads shorter than the sampling interval still count
         cq = sw.cluster_queue
         self._touched.add(cq)
-        res, _ = self._primary(cq)
+        res, _ = self.primary(cq)
         v = sw.spec.requests.get(res)
         if v is None:
             return
@@ -140,7 +140,7 @@ class Recorder:
         return frs
 
     def avg_usage_percent(self, cq: str) -> float:
-        _, nominal = self._primary(cq)
+        _, nominal = self.primary(cq)
         t = self.sim.now
         area = self.usage_area[cq] + self.usage_level[cq] * (t - self.usage_t.get(cq, t))
         return area / t / nominal * 100.0 if nominal and t > 0 else 0.0

@@ -41,7 +41,7 @@ def _gpu_utilisation(sim: Simulator) -> float:
     t = sim.now
     used = capacity = 0.0
     for cq in sim.model.snapshot.cluster_queues:
-        res, nominal = rec._primary(cq)
+        res, nominal = rec.primary(cq)
         if not any(m in res for m in GPU_MARKERS):
             continue
         used += rec.usage_area[cq] + rec.usage_level[cq] * (t - rec.usage_t.get(cq, t))
