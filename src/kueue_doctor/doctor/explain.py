@@ -261,10 +261,7 @@ def preference_bug_item(facts: Facts, cq_name: str, b: PreferenceBug) -> str | N
     """What kubernetes-sigs/kueue#13607 does to this workload on the snapshot's release."""
     known = bug(CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)
     aff = affected(facts.release, CauseId.NO_CANDIDATES_FLAVOR_PREFERRED)
-    wanted, other = ", ".join(b.buggy_flavors) or "-", ", ".join(b.fixed_flavors) or "-"
-    how = (f"chooses flavor {wanted} ({b.buggy_mode}: no preemption candidates) over flavor {other} "
-           f"({b.fixed_mode}) every cycle, because {cq_name}'s PreemptionOverBorrowing compares the borrowing "
-           f"level before the preemption mode")
+    wanted, how = ", ".join(b.buggy_flavors) or "-", b.how(cq_name)
     if aff is False:
         return None
     if aff and facts.release is not None:

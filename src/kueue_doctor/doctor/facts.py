@@ -138,6 +138,13 @@ class PreferenceBug:
     fixed_flavors: tuple[str, ...]      # what a fixed release chooses
     fixed_mode: str
 
+    def how(self, cluster_queue: str) -> str:
+        """What a release before the fix does, as a phrase ("chooses flavor ...")."""
+        return (f"chooses flavor {', '.join(self.buggy_flavors) or '-'} ({self.buggy_mode}: no preemption "
+                f"candidates) over flavor {', '.join(self.fixed_flavors) or '-'} ({self.fixed_mode}) every cycle, "
+                f"because {cluster_queue}'s PreemptionOverBorrowing compares the borrowing level before the "
+                f"preemption mode")
+
 
 @dataclass(frozen=True, slots=True)
 class HeldWithoutPods:

@@ -124,7 +124,8 @@ class CycleTargets:
     Whoever changes the tree's usage for the rest of the cycle calls ``usage_added``; ``journal``
     puts every tree the cycle changed back as it was."""
 
-    def __init__(self, physical: bool = False, index: CandidateIndex | None = None) -> None:
+    def __init__(self, snap: QuotaSnapshot, physical: bool = False, index: CandidateIndex | None = None) -> None:
+        self.snap = snap
         self.all: dict[WorkloadKey, Target] = {}
         self.by_root: dict[int, dict[WorkloadKey, Target]] = {}
         self.shadow = RemovalShadow()
@@ -152,15 +153,15 @@ class CycleTargets:
         if self.index is not None:
             self.index.workload_gone(t.wi, target_cq)
 
-    def usage_added(self, cq: ClusterQueueSnapshot, usage: dict[FR, int], snap: QuotaSnapshot) -> None:
+    def usage_added(self, cq: ClusterQueueSnapshot, usage: dict[FR, int]) -> None:
         """Add usage for the rest of the cycle (undone at its end)."""
         self.journal.touch(cq.node)
         if self.physical and self.removed and any(v < 0 for v in usage.values()):
             # a negative reserve passes nothing up: what it leaves in the cohort depends on the
             # ClusterQueue's usage, which upstream's snapshot reads with the targets in it
-            self.put_back(snap)
+            self.put_back()
             cq.node.add_usages(usage)
-            self.take_out(snap)
+            self.take_out()
         else:
             cq.node.add_usages(usage)
         if not self.physical:
@@ -172,15 +173,15 @@ class CycleTargets:
         """A ClusterQueue's usage with this cycle's targets in it."""
         return cq.node.usage.get(fr, 0) + self.removed.get(cq.name, {}).get(fr, 0)
 
-    def put_back(self, snap: QuotaSnapshot) -> None:
+    def put_back(self) -> None:
         """The targets' usage back into the tree (physical)."""
         for name, usage in self.removed.items():
-            snap.cluster_queues[name].node.add_usages(usage)
+            self.snap.cluster_queues[name].node.add_usages(usage)
 
-    def take_out(self, snap: QuotaSnapshot) -> None:
+    def take_out(self) -> None:
         """The undo of put_back."""
         for name, usage in self.removed.items():
-            snap.cluster_queues[name].node.remove_usages(usage)
+            self.snap.cluster_queues[name].node.remove_usages(usage)
 
     def tree(self, cq: ClusterQueueSnapshot) -> dict[WorkloadKey, Target]:
         return self.by_root.get(id(cq.node.root()), {})
@@ -230,7 +231,7 @@ class Scheduler:
         self.tas = self.cycle_tas()
         entries, inadmissible = self.nominate(heads, preemptor, now)
         res.entries, res.inadmissible = entries, inadmissible
-        preempted_in_cycle = CycleTargets(physical, preemptor.index)
+        preempted_in_cycle = CycleTargets(self.snap, physical, preemptor.index)
         order = self.fair_sharing_order(entries) if self.config.fair_sharing else self.classical_order(entries)
         for e in order:
             self.process_entry(e, preemptor, preempted_in_cycle, res, now)
@@ -477,14 +478,14 @@ class Scheduler:
                         removed: dict[WorkloadKey, Target], cycle_targets: CycleTargets | None = None) -> bool:
         """fits as upstream does it: take the workloads out of the snapshot, look, put them back."""
         if cycle_targets is not None and cycle_targets.physical:
-            cycle_targets.put_back(self.snap)
+            cycle_targets.put_back()
         for t in removed.values():
             self.snap.remove_workload(t.wi)
         ok = all(cq.node.available(fr) >= v for fr, v in usage.items())
         for t in removed.values():
             self.snap.add_workload(t.wi, t.cluster_queue)
         if cycle_targets is not None and cycle_targets.physical:
-            cycle_targets.take_out(self.snap)
+            cycle_targets.take_out()
         return ok
 
     def process_entry(self, e: Entry, preemptor: Preemptor, cycle_targets: CycleTargets,
@@ -534,7 +535,7 @@ class Scheduler:
             # PrioritizePreemptorWorkloads) a preemptor still waiting for its victims, holds the quota
             if cq.preemption.reclaim_within_cohort != "Any" or (
                     e.is_preemptor and self.config.gate("PrioritizePreemptorWorkloads")):
-                cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets), self.snap)
+                cycle_targets.usage_added(cq, self.resources_to_reserve(cq, a, cycle_targets))
                 self.reserve_tas(e)
             return
         if mode == PREEMPT:
@@ -548,7 +549,7 @@ class Scheduler:
                 e.wi.last_assignment = None
                 return
         if mode == DEFERRED_FIT:
-            cycle_targets.usage_added(cq, usage, self.snap)
+            cycle_targets.usage_added(cq, usage)
             self.reserve_tas(e)
             e.requeue_reason = PENDING_PREEMPTION
             e.reason = "WaitingForPreemptedWorkloads"
@@ -570,7 +571,7 @@ class Scheduler:
             return
         for t in e.targets:
             cycle_targets.add(t, cq, self.snap.cq_of(t.wi))
-        cycle_targets.usage_added(cq, usage, self.snap)
+        cycle_targets.usage_added(cq, usage)
         self.reserve_tas(e)
         if mode == PREEMPT:
             for t in e.targets:
@@ -696,14 +697,14 @@ class Scheduler:
         # upstream assigns again on the snapshot with the cycle's targets in it
         index, preemptor.index = preemptor.index, None
         if cycle_targets.physical:
-            cycle_targets.put_back(self.snap)
+            cycle_targets.put_back()
         try:
             a, targets = self.get_assignments(e.wi, cq, preemptor, e.replaced, nomination)
         finally:
             preemptor.forget()
             preemptor.index = index
             if cycle_targets.physical:
-                cycle_targets.take_out(self.snap)
+                cycle_targets.take_out()
         old_targets = e.targets
         e.assignment, e.targets = a, targets
         e.wi.last_assignment = a

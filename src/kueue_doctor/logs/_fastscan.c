@@ -356,6 +356,13 @@ static void seen(state_t *st, double ts) {
     }
 }
 
+/* a line is taken: its time parsed and counted among the run's (0), or a Python error (-1) */
+static int taken_at(state_t *st, const char *ts, Py_ssize_t tsn, double *t) {
+    if (parse_time(st, ts, tsn, t) < 0) return -1;
+    seen(st, *t);
+    return 0;
+}
+
 /* --- the frequent lines ----------------------------------------------------------------------- */
 
 /* 1: taken, 0: off the shape (the per-line path reads it), -1: a Python error */
@@ -374,8 +381,7 @@ static int take_admitted(state_t *st, const char *ls, const char *e, int64_t pla
     }
     if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
     double t;
-    if (parse_time(st, ts, tsn, &t) < 0) return -1;
-    seen(st, t);
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
     return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen), 0)
            < 0 ? -1 : 1;
 }
@@ -401,8 +407,7 @@ static int take_requeued(state_t *st, const char *ls, const char *e, int64_t pla
         reasonn = LIT(L_GENERIC).n;
     }
     double t;
-    if (parse_time(st, ts, tsn, &t) < 0) return -1;
-    seen(st, t);
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
     return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
@@ -420,8 +425,7 @@ static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t pl
     }
     if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
     double t;
-    if (parse_time(st, ts, tsn, &t) < 0) return -1;
-    seen(st, t);
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
     return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
@@ -487,8 +491,7 @@ static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
     }
     if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
     double t;
-    if (parse_time(st, ts, tsn, &t) < 0) return -1;
-    seen(st, t);
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
     if (nz) {
         Py_ssize_t x = PyList_GET_SIZE(st->extras);
         PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);

@@ -12,6 +12,7 @@ import io
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from typing import cast
 
 import numpy as np
@@ -231,6 +232,16 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
     # The lines that are not "{...}" (console, klog, garbage, truncation) one by one, the runs
     # of JSON lines between them on the fast path, each with its share of the hits.
     msgs, errors = hits.msgs, hits.errors
+    for start, end, json_run in _runs(buf, odd, a, b):
+        if json_run:
+            _scan_clean(buf, start, end, stats, tape, window, _within(msgs, start, end), _within(errors, start, end))
+        else:
+            _scan_lines(buf, start, end, stats, tape, window)
+
+
+def _runs(buf: bytes, odd: list[int], a: int, b: int) -> Iterator[tuple[int, int, bool]]:
+    """buf[a:b] cut, in order, into runs of JSON lines (True) and runs of the ``odd`` lines
+    (False), each (start, end) ending at a newline."""
     find = buf.find
     pos, i = a, 0
     while i < len(odd):
@@ -241,31 +252,20 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
             end = find(b"\n", end, b) + 1
             i += 1
         if start > pos:
-            _scan_clean(buf, pos, start, stats, tape, window, _within(msgs, pos, start), _within(errors, pos, start))
-        _scan_lines(buf, start, end, stats, tape, window)
+            yield pos, start, True
+        yield start, end, False
         pos = end
     if pos < b:
-        _scan_clean(buf, pos, b, stats, tape, window, _within(msgs, pos, b), _within(errors, pos, b))
+        yield pos, b, True
 
 
 def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:
     """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
-    odd = fast.odd(buf, a, b)
-    find = buf.find
-    pos, i = a, 0
-    while i < len(odd):
-        start = odd[i]
-        end = find(b"\n", start, b) + 1
-        i += 1
-        while i < len(odd) and odd[i] == end:
-            end = find(b"\n", end, b) + 1
-            i += 1
-        if start > pos:
-            _scan_clean_compiled(fast, buf, pos, start, stats, tape)
-        _scan_lines(buf, start, end, stats, tape, False)
-        pos = end
-    if pos < b:
-        _scan_clean_compiled(fast, buf, pos, b, stats, tape)
+    for start, end, json_run in _runs(buf, fast.odd(buf, a, b), a, b):
+        if json_run:
+            _scan_clean_compiled(fast, buf, start, end, stats, tape)
+        else:
+            _scan_lines(buf, start, end, stats, tape, False)
 
 
 def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:

@@ -110,16 +110,14 @@ def no_candidates_flavor_preferred(facts: Facts, q: QueueFacts, v: Violation) ->
     if aff is False:
         return []
     b = h.preference_bug
-    wanted, fits = ", ".join(b.buggy_flavors), ", ".join(b.fixed_flavors)
+    fits = ", ".join(b.fixed_flavors)
     fix = bug(CauseId.NO_CANDIDATES_FLAVOR_PREFERRED).fixed_in
     if aff and facts.release is not None:
         statement = (f"{q.name}'s head {h.key} fits flavor {fits}, but Kueue {facts.release.label} "
-                     f"chooses flavor {wanted} ({b.buggy_mode}, no preemption candidates) every cycle because "
-                     f"PreemptionOverBorrowing compares the borrowing level first, so the head never gets in.")
+                     f"{b.how(q.name)}, so the head never gets in.")
     else:
         statement = (f"{q.name}'s head {h.key} fits flavor {fits} yet stays pending: a Kueue older than {fix} "
-                     f"chooses flavor {wanted} ({b.buggy_mode}, no preemption candidates) every cycle under "
-                     f"PreemptionOverBorrowing; collect the kueue-controller-manager Deployment to tell.")
+                     f"{b.how(q.name)}; collect the kueue-controller-manager Deployment to tell.")
     return [Cause(
         CauseId.NO_CANDIDATES_FLAVOR_PREFERRED, Confidence.HIGH if aff else Confidence.MEDIUM, [q.name],
         v.pending_workloads, statement,
