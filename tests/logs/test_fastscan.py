@@ -136,8 +136,10 @@ def _line(draw) -> str:
         blob = draw(st.sampled_from(["", _BLOB % "0", _BLOB % "2", _BLOB % "0" + ',"msg":"Scheduling cycle complete"']))
         fields = (w(), w(), w(), draw(_status), draw(_reason), blob)
     elif kind == "drs":
-        item = '{"parentCohort":"gpu","workload":"%s/%s","drs":"%s"}'
-        items = ",".join(item % (w(), w(), draw(_share)) for _ in range(draw(st.integers(0, 4))))
+        item = '{"parentCohort":"gpu","workload":"%s","drs":"%s"}'
+        # the extension splits "ns/name" itself: texts WorkloadKey.parse refuses among the valid ones
+        wl_text = lambda: draw(st.sampled_from([f"{w()}/{w()}"] * 3 + ["a", "a/b/c", "/b", "a/", "", "//"]))  # noqa: E731
+        items = ",".join(item % (wl_text(), draw(_share)) for _ in range(draw(st.integers(0, 4))))
         fields = (w(), items)
     elif kind == "cycle":
         fields = (draw(st.sampled_from(["0.005", "1.5", "2", '"x"'])),)
@@ -177,6 +179,20 @@ def test_bent_lines_give_the_pure_evidence(lines, cuts):
     ends = [i + 1 for i in range(len(data)) if data[i] == 0x0A]
     pieces = sorted({ends[c % len(ends)] for c in cuts} | {len(data)})
     _same_three_ways(data, pieces)
+
+
+@needs_extension
+@pytest.mark.parametrize("text", ["team-a/a/b", "/a/b", "team-a/", "team-a", "", "team-a/a", "a/b/"])
+def test_a_drs_items_workload_text_splits_as_workload_key_parses_it(text):
+    # the extension splits a DRS item's "ns/name" itself; a zero share counts for the queue the
+    # workload was last seen in only where WorkloadKey.parse accepts the text
+    head = ("Level(-2)", "2026-08-20T10:00:00.1Z")
+    named = [_TEMPLATES["requeued"][0] % (*head, "Workload re-queued", 1, wl, "team-a", "cq-a", "team-a", "NoFit", "")
+             for wl in ("a/b", "a", "")]
+    drs_item = '{"parentCohort":"gpu","workload":"' + text + '","drs":"0"}'
+    drs = _TEMPLATES["drs"][0] % (*head, _TEMPLATES["drs"][1], 2, "cq-a", drs_item)
+    data = ("\n".join([*named, drs]) + "\n").encode()
+    _same_three_ways(data, [len(data)])
 
 
 # --- built, used, and safe -----------------------------------------------------------------------

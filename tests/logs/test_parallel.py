@@ -10,7 +10,7 @@ from pathlib import Path
 from kueue_doctor.logs import scan
 from tests.paths import REPO
 
-from .excerpts import line
+from .excerpts import line, zombie_cycles
 
 sys.path.insert(0, str(REPO / "bench"))
 import logs_generate
@@ -71,3 +71,30 @@ def test_streams_and_files_agree(tmp_path):
     filed = scan(str(path), workers=2, chunk_size=16 << 10).to_json()
     assert [f.pop("file") for f in streamed["files"] + filed["files"]] == ["<stream>", str(path)]
     assert json.dumps(streamed) == json.dumps(filed)
+
+
+def test_a_mapped_range_reads_what_chunks_read(tmp_path, monkeypatch):
+    """A range is scanned straight from the page cache (parallel._scan_mapped) only where
+    chunks() would give the same lines: a too long line or a last line without its newline
+    sends the range through chunks(), and every way gives the report the stream path gives."""
+    from kueue_doctor.logs import fastpath, parallel
+
+    if fastpath.module() is None:
+        return   # without the extension every range is read with chunks()
+    mapped: list[bool] = []
+    real = parallel._scan_mapped
+    monkeypatch.setattr(parallel, "_scan_mapped", lambda *a: mapped.append(real(*a)) or mapped[-1])
+    good = [text.encode() for text in zombie_cycles(12)]
+    long_line = b'{"level":"info","msg":"dump","blob":"' + b"x" * 5000 + b'"}\n'
+    cases = {"plain": (good, True), "too long": ([*good[:5], long_line, *good[5:]], False),
+             "no last newline": ([*good[:-1], good[-1].rstrip(b"\n")], False)}
+    for name, (lines, maps) in cases.items():
+        path = tmp_path / f"{name}.log"
+        path.write_bytes(b"".join(lines))
+        mapped.clear()
+        got = scan(str(path), workers=1, chunk_size=1024, max_line=2048).to_json()
+        want = scan(lines, chunk_size=1024, max_line=2048).to_json()
+        got.pop("files"), want.pop("files")
+        assert got == want, name
+        # the range that holds the odd line is read with chunks(), the others are mapped
+        assert mapped and all(mapped) is maps and any(mapped), (name, mapped)

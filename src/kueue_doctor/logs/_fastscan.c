@@ -54,7 +54,6 @@ static struct {
     int op_admit, op_requeue, op_not_nominated, op_drs_zero;
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
-    PyObject *workload_text;     /* batch._workload_text */
 } C;
 
 #define LIT(i) (C.lit[(i)])
@@ -286,15 +285,17 @@ static int32_t pair_id(state_t *st, const char *ns, Py_ssize_t nsn, const char *
     return fill(x, v, st->keys);
 }
 
-/* batch._workload_text of a DRS item's "ns/name" */
+/* batch._workload_text of a DRS item's "ns/name": WorkloadKey.parse, one '/' between a
+ * namespace and a name, neither empty; ("", "") otherwise (the line is ASCII: its bytes are its
+ * characters, so no decoding is involved) */
 static int32_t wltext_id(state_t *st, const char *s, Py_ssize_t n) {
     slot_t *x = table_slot(&st->t_wltext, s, n, "", 0);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
-    PyObject *k = PyBytes_FromStringAndSize(s, n);
-    if (k == NULL) { x->id = -1; return -1; }
-    PyObject *v = PyObject_CallOneArg(C.workload_text, k);
-    Py_DECREF(k);
+    const char *slash = memchr(s, '/', (size_t)n);
+    Py_ssize_t nsn = slash == NULL ? 0 : slash - s, namen = slash == NULL ? 0 : n - nsn - 1;
+    PyObject *v = (nsn == 0 || namen == 0 || memchr(slash + 1, '/', (size_t)namen) != NULL)
+        ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", s, nsn, slash + 1, namen);
     return fill(x, v, st->keys);
 }
 
@@ -575,9 +576,12 @@ static int ascii(const char *s, const char *e) {
     return 1;
 }
 
-static int get_buffer(PyObject *obj, Py_ssize_t a, Py_ssize_t b, Py_buffer *view) {
+/* The (buf, a, b) arguments of scan, odd and longest: the buffer, a and b checked inside it. */
+static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b) {
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "Onn", &obj, a, b)) return -1;
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
-    if (a < 0 || b < a || b > view->len) {
+    if (*a < 0 || *b < *a || *b > view->len) {
         PyBuffer_Release(view);
         PyErr_SetString(PyExc_ValueError, "range outside the buffer");
         return -1;
@@ -591,12 +595,10 @@ static int get_buffer(PyObject *obj, Py_ssize_t a, Py_ssize_t b, Py_buffer *view
  * other candidate line, in order. */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *obj;
-    Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "Onn", &obj, &a, &b)) return NULL;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
+    Py_ssize_t a, b;
     Py_buffer view;
-    if (get_buffer(obj, a, b, &view) < 0) return NULL;
+    if (range_view(args, &view, &a, &b) < 0) return NULL;
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     if (find(lo, hi, LIT(L_ERROR_PREFIX)) != NULL) {
         PyBuffer_Release(&view);
@@ -653,11 +655,9 @@ done:
 /* odd(buf, a, b): the starts of the lines in buf[a:b] that are not "{...}" (candidates.Hits.odd) */
 static PyObject *fs_odd(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *obj;
     Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "Onn", &obj, &a, &b)) return NULL;
     Py_buffer view;
-    if (get_buffer(obj, a, b, &view) < 0) return NULL;
+    if (range_view(args, &view, &a, &b) < 0) return NULL;
     const char *base = view.buf, *hi = base + b;
     PyObject *out = PyList_New(0);
     const char *ls = base + a;
@@ -756,9 +756,9 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         memcpy(&C.msg_pre[i], pre, 8);
         memcpy(&C.msg_mask[i], mask, 8);
     }
-    PyObject *fns[3];
-    const char *names[3] = {"ts_fallback", "base_of", "workload_text"};
-    for (int i = 0; i < 3; i++) {
+    PyObject *fns[2];
+    const char *names[2] = {"ts_fallback", "base_of"};
+    for (int i = 0; i < 2; i++) {
         fns[i] = PyDict_GetItemString(cfg, names[i]);
         if (fns[i] == NULL || !PyCallable_Check(fns[i])) {
             PyErr_Format(PyExc_ValueError, "configure: %s must be callable", names[i]);
@@ -767,17 +767,36 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     }
     C.ts_fallback = fns[0];
     C.base_of = fns[1];
-    C.workload_text = fns[2];
     Py_INCREF(cfg);
     Py_XSETREF(C.keep, cfg);   /* the dict holds every literal and callable above */
     C.ready = 1;
     Py_RETURN_NONE;
 }
 
+/* longest(buf, a, b): the length of the longest line in buf[a:b] without its newline (a last
+ * line without one counts too), which says whether reader.chunks would skip any (parallel.py) */
+static PyObject *fs_longest(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t a, b;
+    Py_buffer view;
+    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    const char *ls = (const char *)view.buf + a, *hi = (const char *)view.buf + b;
+    Py_ssize_t most = 0;
+    while (ls < hi) {
+        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
+        if (le == NULL) le = hi;
+        if (le - ls > most) most = le - ls;
+        ls = le + 1;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(most);
+}
+
 static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
+    {"longest", fs_longest, METH_VARARGS, "The length of the longest line, without its newline."},
     {NULL, NULL, 0, NULL},
 };
 

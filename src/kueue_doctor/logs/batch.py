@@ -21,8 +21,16 @@ import re
 import numpy as np
 
 from ..keys import WorkloadKey
-from ..kueue.logvocab import ERROR_LEVELS, KEY_DRS, KEY_WORKLOAD, REQUEUE_GENERIC, STATUS_NOT_NOMINATED, STATUS_SKIPPED
-from .signatures import CYCLE_KEY, EXAMPLES, SKIPPED, Evidence, workload_key
+from ..kueue.logvocab import (
+    ERROR_LEVELS,
+    KEY_DRS,
+    KEY_WORKLOAD,
+    REQUEUE_GENERIC,
+    REQUEUE_PREEMPTION_NO_CANDIDATES,
+    STATUS_NOT_NOMINATED,
+    STATUS_SKIPPED,
+)
+from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
 from .timeparse import parse_ts
 
 OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT = range(5)
@@ -330,7 +338,11 @@ def _workload_keys(pairs: list) -> list:
 
 
 def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
-    """Replay a run's operations in file order (the window is not set: ``seen`` commutes)."""
+    """Replay a run's operations in file order (the window is not set: ``seen`` commutes).
+
+    Evidence.requeued, .admitted and .resolve_cq inlined: this loop is the one part of a
+    parallel scan that runs in a single process (the tests compare it with the per-line path).
+    """
     code_b, ts_a, cq_a, wl_a, aux_a, none, texts, keys, extras, n, lo, hi = ops
     if n:
         ev.in_window += n
@@ -340,14 +352,19 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.last = hi
     keys = _workload_keys(keys)
     tss = ts_a.tolist()
+    known = ~np.isnan(ts_a)
+    # Evidence._minute of every time, None where there is none
+    mins = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64).tolist()
     for i in none:
         tss[i] = None
+        mins[i] = None
     wcq = ev.workload_cq
     queues = ev.queues
     drs_zero = ev.drs_zero
     example = ev._example
-    requeued, admitted = ev.requeued, ev.admitted
-    for code, ts, c, w, x in zip(code_b, tss, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
+    retries = ev._retries
+    made: dict = {}   # text id -> its QueueStats, this run
+    for code, ts, m, c, w, x in zip(code_b, tss, mins, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
         if code == OP_EVENT:
             apply_event(ev, extras[x])
             continue
@@ -363,25 +380,65 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
                 if len(seen[3]) < EXAMPLES:
                     example(seen[3], extras[x])
             continue
+        if code == OP_NOT_NOMINATED:   # Evidence.evaluated of a head not nominated
+            reason = texts[x]
+            if not reason:
+                if wl is not None and texts[c]:
+                    wcq[wl] = texts[c]   # resolve_cq's side effect, even without a queue to touch
+                continue
         cq = texts[c]
         if wl is not None:   # Evidence.resolve_cq
             if cq:
                 wcq[wl] = cq
+                q = made.get(c)
+                if q is None:
+                    q = made[c] = queues[cq]
             else:
                 cq = wcq.get(wl, "")
-        if code == OP_REQUEUE:
-            requeued(cq, wl, ts, texts[x])
-        elif code == OP_ADMIT:
-            admitted(cq, wl, ts)
-        else:   # Evidence.evaluated of a head not nominated
-            reason = texts[x]
-            if reason:
                 q = queues[cq]
-                if ts is not None:
-                    if q.first is None:
-                        q.first = ts
-                    q.last = ts
-                if wl is not None:
-                    head = q.heads.get(wl)
-                    if head is not None:
-                        head.reason = reason
+        else:
+            q = made.get(c)
+            if q is None:
+                q = made[c] = queues[cq]
+        if code == OP_REQUEUE:   # Evidence.requeued
+            reason = texts[x]
+            if ts is not None:
+                if q.first is None:
+                    q.first = ts
+                q.last = ts
+            q.requeue[reason] += 1
+            if m is not None:
+                q.timeline[m]["requeued"] += 1
+            if wl is None:
+                continue
+            if reason == REQUEUE_PREEMPTION_NO_CANDIDATES:
+                r = retries(wl, cq, ts)
+                if r is not None:
+                    r.requeues += 1
+            head = q.heads.get(wl)
+            if head is None:
+                head = q.new_head(wl, ts, HEADS_CAP)
+            head.attempts += 1
+            head.requeue = reason
+            head.last = ts
+        elif code == OP_ADMIT:   # Evidence.admitted
+            if ts is not None:
+                if q.first is None:
+                    q.first = ts
+                q.last = ts
+                if len(q.admit_times) < TIMES_CAP:
+                    q.admit_times.append(ts)
+            q.admitted += 1
+            if m is not None:
+                q.timeline[m]["admitted"] += 1
+            if wl is not None:
+                q.heads.pop(wl, None)
+        else:
+            if ts is not None:
+                if q.first is None:
+                    q.first = ts
+                q.last = ts
+            if wl is not None:
+                head = q.heads.get(wl)
+                if head is not None:
+                    head.reason = reason

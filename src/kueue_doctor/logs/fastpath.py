@@ -7,7 +7,7 @@ compare with.
 
 The C code spells no message, key or value: ``configure`` hands it the literals built here from
 kueue/logvocab.py (the same words scanner.py's regexes are built from) and the scanner's own
-time and workload functions for the rare lines it does not read itself.
+time functions for the rare lines it does not read itself.
 """
 from __future__ import annotations
 
@@ -124,7 +124,6 @@ def _config() -> dict:
         "op_not_nominated": batch.OP_NOT_NOMINATED, "op_drs_zero": batch.OP_DRS_ZERO,
         "ts_fallback": _ts,
         "base_of": batch._base,
-        "workload_text": batch._workload_text,
     }
 
 

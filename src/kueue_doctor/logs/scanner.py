@@ -224,6 +224,8 @@ def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window:
     if fast is not None:
         _scan_range_compiled(fast, buf, a, b, stats, tape)
         return
+    if not isinstance(buf, bytes):   # a mapped range (parallel.py): the pure path uses bytes' methods
+        buf, a, b = buf[a:b], 0, b - a
     hits = candidates.find(buf, a, b)
     odd = hits.odd
     if not odd:
@@ -273,6 +275,8 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
     operations and gives back every other candidate line, read here as _scan_batched does."""
     got = fast.scan(buf, a, b)
     if got is None:   # an error line in the run: all its candidate lines take the general path
+        if not isinstance(buf, bytes):   # mapped (parallel.py): the general path uses bytes' methods
+            buf, a, b = buf[a:b], 0, b - a
         hits = candidates.find(buf, a, b)
         _scan_clean(buf, a, b, stats, tape, False, hits.msgs, hits.errors)
         return
