@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 import sys
@@ -98,3 +99,55 @@ def test_a_mapped_range_reads_what_chunks_read(tmp_path, monkeypatch):
         assert got == want, name
         # the range that holds the odd line is read with chunks(), the others are mapped
         assert mapped and all(mapped) is maps and any(mapped), (name, mapped)
+
+
+def _whole_evidence(tapes: list) -> dict:
+    from kueue_doctor.logs import scanner
+    from kueue_doctor.logs.signatures import Evidence
+
+    from .test_batch import _ordered
+
+    ev = Evidence()
+    for tape in tapes:
+        scanner.apply(ev, tape)
+    ev.finish()
+    state = {k: _ordered(v) for k, v in vars(ev).items() if k not in ("queues", "victims", "retries")}
+    for name in ("queues", "victims", "retries"):
+        state[name] = [(k, {f: _ordered(x) for f, x in vars(v).items()}) for k, v in getattr(ev, name).items()]
+    return state
+
+
+def test_thinned_tapes_give_the_same_evidence(tmp_path):
+    """A worker drops the raw lines no example can come from (scanner.thin_examples): the
+    Evidence, examples included, is the one of the full tapes, on a mix full of overlap skips
+    and victims' lines cut into many small ranges."""
+    from kueue_doctor.logs import parallel, scanner
+    from kueue_doctor.logs.reader import MAX_LINE
+
+    from .test_batch import _log as bent_log
+
+    path = tmp_path / "kueue.log"
+    path.write_bytes(bent_log("v5", 2 << 20, seed=23, bent=0.02))
+    size = path.stat().st_size
+    for step in (1 << 20, 64 << 10):   # ranges with many such lines each, and with one or two
+        with open(path, "rb") as f:
+            bounds = parallel._bounds(f, size, step)
+        full, thinned = [], []
+        dropped = 0
+        for a, b in itertools.pairwise(bounds):
+            _, tape = parallel._scan_piece(str(path), a, b, 1 << 16, MAX_LINE, False, None)
+            full.append(tape)
+            _, tape = parallel._scan_piece(str(path), a, b, 1 << 16, MAX_LINE, False, None)
+            scanner.thin_examples(tape)
+            thinned.append(tape)
+            dropped += sum(1 for e in _events(tape) if None in e)
+        assert dropped > 50, step   # the test means something: raw lines are dropped
+        assert _whole_evidence(thinned) == _whole_evidence(full), step
+
+
+def _events(tape: list):
+    for e in tape:
+        if e[0] == 10:   # scanner._OPS: its per-line events among the extras
+            yield from (x for x in e[1][8] if type(x) is tuple)
+        else:
+            yield e

@@ -323,6 +323,16 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
 _KEYS: dict[tuple[str, str], WorkloadKey] = {}
 
 
+def workload_of(ns: str, name: str) -> WorkloadKey:
+    """The key of (ns, name), one object per workload (see _KEYS)."""
+    wl = _KEYS.get((ns, name))
+    if wl is None:
+        if len(_KEYS) > 1_000_000:
+            _KEYS.clear()
+        wl = _KEYS[(ns, name)] = WorkloadKey(ns, name)
+    return wl
+
+
 def _workload_keys(pairs: list) -> list:
     if len(_KEYS) > 1_000_000:
         _KEYS.clear()

@@ -135,6 +135,15 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
                fmt: str | None = None):
     """One range of a file: its line counts and its tape. A runtime's log (``fmt``) is
     unwrapped first; its ranges start after whole lines, so no split line crosses one."""
+    stats, tape = _scan_piece(path, start, stop, chunk_size, max_line, window, fmt)
+    if not window:
+        from .scanner import thin_examples
+        thin_examples(tape)
+    return stats, tape
+
+
+def _scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool,
+                fmt: str | None):
     from .scanner import scan_range
 
     stats = ReadStats()

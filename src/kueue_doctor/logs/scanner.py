@@ -51,6 +51,7 @@ from ..kueue.logvocab import (
     MSG_ACQUIRING_LEASE,
     MSG_ELECTION_LOST,
     MSG_STOPPED_LEADING,
+    OVERLAPPING_TARGETS,
     REPLICA_ROLE,
     REQUEUE_GENERIC,
     STATUS_ASSUMED,
@@ -78,7 +79,18 @@ from .reader import (
     open_sources,
 )
 from .report import LogReport, build_report
-from .signatures import _HANDLERS, CYCLE_KEY, NEEDLES, SKIPPED, Evidence, cycle_duration, key, part, workload_key
+from .signatures import (
+    _HANDLERS,
+    CYCLE_KEY,
+    EXAMPLES,
+    NEEDLES,
+    SKIPPED,
+    Evidence,
+    cycle_duration,
+    key,
+    part,
+    workload_key,
+)
 from .timeparse import parse_ts
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
@@ -210,6 +222,41 @@ def apply(ev: Evidence, tape: list) -> None:
             ev.feed({**obj, TS: klog_ts(stamp, ev.last)}, raw)
         else:
             ev.leader_text(e[1], None)
+
+
+def thin_examples(tape: list) -> None:
+    """Drop, in a range's tape, the raw lines of preemption events that can never become an
+    example: the Evidence keeps the first EXAMPLES lines of a bucket in file order (the overlap
+    skips; each target's victim lines), so only the first EXAMPLES of a bucket in one range can
+    be among the whole file's first. The raw line becomes None (it would fail loudly if read);
+    the tape then ships a fraction of the bytes from a worker. Not with a window, where the
+    first lines inside it may come later."""
+    skips = 0
+    victims: dict = {}
+
+    def thin(e):
+        nonlocal skips
+        kind = e[0]
+        if kind == _EV_EVAL:
+            if e[10] and e[5] == STATUS_SKIPPED and OVERLAPPING_TARGETS in e[6]:   # Evidence.evaluated
+                skips += 1
+                if skips > EXAMPLES:
+                    return (*e[:10], None, e[11])
+        elif kind == _EV_ONGOING and e[2] and e[3]:   # Evidence.ongoing of a target
+            target = (e[2], e[3])
+            seen = victims[target] = victims.get(target, 0) + 1
+            if seen > EXAMPLES:
+                return (*e[:7], None, e[8])
+        return e
+
+    for i, e in enumerate(tape):
+        if e[0] == _OPS:
+            extras = e[1][8]
+            for j, x in enumerate(extras):
+                if type(x) is tuple:
+                    extras[j] = thin(x)
+        else:
+            tape[i] = thin(e)
 
 
 def _apply_one(ev: Evidence, e: tuple) -> None:
@@ -433,8 +480,8 @@ _STATUS_LEN, _BORROWING_LEN, _CUT_LEN = len(_STATUS), len(_LEVEL_BORROWING), len
 def _workload(ns: str, name: str) -> WorkloadKey | None:
     """signatures.workload_key of a reference the fast path cut out (it has no escapes). The tape
     carries the two strings and ``apply`` makes the key: a key is a class instance, which costs
-    several times a string to pickle from a worker and to unpickle."""
-    return WorkloadKey(ns, name) if ns and name else None
+    several times a string to pickle from a worker and to unpickle; made once per workload."""
+    return batch.workload_of(ns, name) if ns and name else None
 
 
 def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
