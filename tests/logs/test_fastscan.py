@@ -104,6 +104,9 @@ _TEMPLATES = {
     "nocand": (_HEAD + _WLCQ + '}', "Workload requires preemption, but there are no candidate workloads allowed "
                "for preemption"),
 }
+# durations the extension reads (JSON numbers) and texts it leaves to float() or to the decoder
+_DURATIONS = ["1e-3", "2.5E+2", "-0", "0", "01", " 1", "1_0", "inf", "1.", ".5", "-", "1e", "9" * 60,
+              "0.1234567890123456789", "1}x", '1,"duration":2']
 _BLOB = ',"nominatedAssignment":{"PodSets":[{"Name":"main","Flavors":{"nvidia.com/gpu":{"Name":"h100"}}}],"Borrowing":%s}'
 _odd = st.sampled_from(['"', "\\", "\\u0041", "é", "\x01", "\t", "/", " ", "\x7f", "", "0", "ÿ"])
 _word = st.one_of(st.sampled_from(["team-a", "team-b", "infer", "job-1", "job-2", "default", "a/b", ""]),
@@ -142,7 +145,7 @@ def _line(draw) -> str:
         items = ",".join(item % (wl_text(), draw(_share)) for _ in range(draw(st.integers(0, 4))))
         fields = (w(), items)
     elif kind == "cycle":
-        fields = (draw(st.sampled_from(["0.005", "1.5", "2", '"x"'])),)
+        fields = (draw(st.sampled_from(["0.005", "1.5", "2", '"x"', *_DURATIONS])),)
     elif kind == "ongoing":
         fields = (w(), w(), w(), w())
     else:
@@ -195,6 +198,16 @@ def test_a_drs_items_workload_text_splits_as_workload_key_parses_it(text):
     _same_three_ways(data, [len(data)])
 
 
+@needs_extension
+@pytest.mark.parametrize("text", _DURATIONS)
+def test_a_cycles_duration_reads_as_float_reads_it(text):
+    head = ("Level(-2)", "2026-08-20T10:00:00.1Z", "Scheduling cycle complete", 1)
+    lines = [_TEMPLATES["cycle"][0] % (*head, d) for d in ("0.25", text, "1e-9", text)]
+    lines.insert(2, lines[1][:-1])   # no closing brace: an odd line, read in Python
+    data = ("\n".join(lines) + "\n").encode()
+    _same_three_ways(data, [len(data)])
+
+
 # --- built, used, and safe -----------------------------------------------------------------------
 
 def _compiler_here() -> bool:
@@ -233,9 +246,10 @@ def test_the_extension_reads_the_frequent_lines(monkeypatch):
     scanner.scan_range(data, 0, len(data), ReadStats(), tape, False)
     assert spy.scans == 1
     got = fastpath._fastscan.scan(data, 0, len(data))
-    code, rest = got[1], got[-1]
-    assert len(code) > 5 * len(rest) > 0     # the frequent lines in C; cycle ends and a few others per line
+    code, rest, durations = got[1], got[14], got[-1]
+    assert len(code) > 50 * len(rest) > 0     # the frequent lines and cycle ends in C; a few others per line
     assert set(code) == {0, 1, 2, 3}          # admit, re-queue, not nominated, DRS zero
+    assert len(durations) // 8 > len(rest)    # every cycle's duration
 
 
 @needs_extension

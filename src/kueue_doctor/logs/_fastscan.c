@@ -24,7 +24,7 @@ enum {
     L_CQ, L_PARENT, L_ROOT, L_ASSIGNMENTS, L_NAME_OPEN, L_FLAVORS, L_USAGE, L_COUNT, L_QUEUE,
     L_REQUEUE_REASON, L_ADDED, L_STATUS, L_REASON, L_DRS_VALUES, L_ITEM, L_ITEM_WL, L_ITEM_DRS,
     L_M_ADMITTED, L_M_REQUEUED, L_M_EVALUATED, L_M_DRS, L_SKIPPED, L_GENERIC, L_TRUE, L_FALSE,
-    L_COUNT_OF
+    L_DURATION_KEY, L_COUNT_OF
 };
 static const char *LIT_NAMES[L_COUNT_OF] = {
     "msgkey", "error_prefix", "conflict", "cut", "cycle_key", "status_key", "assumed", "nominated",
@@ -32,6 +32,7 @@ static const char *LIT_NAMES[L_COUNT_OF] = {
     "cq", "parent", "root", "assignments", "name_open", "flavors", "usage", "count", "queue",
     "requeue_reason", "added", "status", "reason", "drs_values", "item", "item_wl", "item_drs",
     "m_admitted", "m_requeued", "m_evaluated", "m_drs", "skipped", "generic", "true", "false",
+    "duration_key",
 };
 
 #define MAX_MESSAGES 64
@@ -50,7 +51,7 @@ static struct {
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
     lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
-    int k_admitted, k_requeued, k_evaluated, k_drs;
+    int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle;
     int op_admit, op_requeue, op_not_nominated, op_drs_zero;
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
@@ -237,6 +238,7 @@ static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *
 typedef struct {
     table_t t_text, t_pair, t_wltext;
     vec_t code, place, sub, ts, cq, wl, aux;
+    vec_t dur_place, dur;        /* the cycles' durations the run's lines give, at their places */
     PyObject *texts, *keys, *extras, *rest;
     Py_ssize_t n_seen;
     double lo, hi;
@@ -246,7 +248,7 @@ typedef struct {
 } state_t;
 
 static void state_free(state_t *st) {
-    vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
+    vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
     PyMem_Free(st->t_text.s);
     PyMem_Free(st->t_pair.s);
@@ -505,6 +507,44 @@ static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
     return 1;
 }
 
+/* signatures.cycle_duration of a cycle's line, where its text is a JSON number: the bytes after
+ * the first duration key up to the next '}' read as float() reads them (PyOS_string_to_double is what float() ends in;
+ * on a JSON number nothing float() adds, spaces or underscores, can occur). 1: taken, 0: not
+ * (Python reads the line), -1: a Python error. A cycle's line counts no time (_general). */
+static int take_cycle(state_t *st, const char *ls, const char *e, int64_t place) {
+    const char *p = find(ls, e, LIT(L_DURATION_KEY));
+    if (p == NULL) return 0;
+    /* a '}' always follows: the line is "{...}" (the others are odd lines, read in Python) */
+    const char *s = p + LIT(L_DURATION_KEY).n, *q = memchr(s, '}', (size_t)(e - s));
+    if (q == NULL || q <= s || q - s > 40) return 0;
+    const char *x = s;
+    if (*x == '-') x++;
+    if (x == q || !(*x >= '0' && *x <= '9')) return 0;
+    if (*x == '0') x++;
+    else while (x < q && *x >= '0' && *x <= '9') x++;
+    if (x < q && *x == '.') {
+        const char *f = ++x;
+        while (x < q && *x >= '0' && *x <= '9') x++;
+        if (x == f) return 0;
+    }
+    if (x < q && (*x == 'e' || *x == 'E')) {
+        x++;
+        if (x < q && (*x == '+' || *x == '-')) x++;
+        const char *d = x;
+        while (x < q && *x >= '0' && *x <= '9') x++;
+        if (x == d) return 0;
+    }
+    if (x != q) return 0;
+    char text[48];
+    memcpy(text, s, (size_t)(q - s));
+    text[q - s] = '\0';
+    char *end;
+    double d = PyOS_string_to_double(text, &end, NULL);
+    if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    if (end != text + (q - s)) return 0;
+    return (vec_push(&st->dur_place, &place, 8) < 0 || vec_push(&st->dur, &d, 8) < 0) ? -1 : 1;
+}
+
 /* scanner._keep_evaluated: plain admissions and nominations change no evidence. Its
  * startswith() is bounded by the whole buffer (``hi``), not the line, its searches by the line. */
 static int keep_evaluated(const char *m, const char *e, const char *hi) {
@@ -591,8 +631,9 @@ static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t
 
 /* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
  * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
- * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest), rest the (start, end, kind) of every
- * other candidate line, in order. */
+ * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur), rest the (start, end,
+ * kind) of every other candidate line, in order, dur_place and dur the places and durations of
+ * the cycles' lines taken (int64 and double columns). */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
@@ -635,6 +676,10 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
                 else took = take_drs(&st, ls, le, place);
                 if (took < 0) goto done;
             }
+            else if (kind == C.k_cycle && (all_ascii || ascii(ls, le))) {
+                took = take_cycle(&st, ls, le, ls - base);
+                if (took < 0) goto done;
+            }
             if (!took) {
                 PyObject *span = Py_BuildValue("(nni)", (Py_ssize_t)(ls - base), (Py_ssize_t)(le - base), kind);
                 if (span == NULL || PyList_Append(st.rest, span) < 0) { Py_XDECREF(span); goto done; }
@@ -643,9 +688,10 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
         }
         ls = le + 1;
     }
-    out = Py_BuildValue("(nNNNNNNNOOOnddO)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+    out = Py_BuildValue("(nNNNNNNNOOOnddONN)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                         vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
-                        st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest);
+                        st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
+                        vec_bytes(&st.dur));
 done:
     state_free(&st);
     PyBuffer_Release(&view);
@@ -738,6 +784,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_lits(cfg, "excluded", C.excluded, &C.n_excluded, MAX_EXCLUDED, NULL) < 0
         || get_int(cfg, "k_admitted", &C.k_admitted) < 0 || get_int(cfg, "k_requeued", &C.k_requeued) < 0
         || get_int(cfg, "k_evaluated", &C.k_evaluated) < 0 || get_int(cfg, "k_drs", &C.k_drs) < 0
+        || get_int(cfg, "k_cycle", &C.k_cycle) < 0
         || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)

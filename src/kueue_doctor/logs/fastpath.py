@@ -49,7 +49,7 @@ from ..kueue.logvocab import (
 )
 from . import batch, candidates
 from .reader import _CUT
-from .signatures import CYCLE_KEY, key
+from .signatures import _DURATION_KEY, CYCLE_KEY, key
 
 _fastscan: Any
 try:  # built by setup.py where a C compiler is (optional=True); else the pure path
@@ -119,7 +119,8 @@ def _config() -> dict:
         # scanner._FIELD: keys json.loads would let a later duplicate override
         "excluded": tuple(k.encode() for k in (LEVEL, TS, MSG, KEY_DRS_VALUES)),
         "k_admitted": candidates.ADMITTED, "k_requeued": candidates.REQUEUED,
-        "k_evaluated": candidates.EVALUATED, "k_drs": candidates.DRS,
+        "k_evaluated": candidates.EVALUATED, "k_drs": candidates.DRS, "k_cycle": candidates.CYCLE,
+        "duration_key": _DURATION_KEY,
         "op_admit": batch.OP_ADMIT, "op_requeue": batch.OP_REQUEUE,
         "op_not_nominated": batch.OP_NOT_NOMINATED, "op_drs_zero": batch.OP_DRS_ZERO,
         "ts_fallback": _ts,

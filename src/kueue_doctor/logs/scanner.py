@@ -327,13 +327,15 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
         hits = candidates.find(buf, a, b)
         _scan_clean(buf, a, b, stats, tape, False, hits.msgs, hits.errors)
         return
-    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest = got
+    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest, dur_place, dur = got
     stats.lines += lines
     stats.parsed += lines
     run = batch.Run()
     run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
     conflicts = buf.find(_CONFLICT, a, b) >= 0
-    _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts)
+    cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
+    _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
+                cycles)
 
 
 def _within(hits: list, a: int, b: int) -> list:
@@ -614,13 +616,21 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
 
 
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
-                conflicts: bool) -> None:
+                conflicts: bool, cycles: tuple | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
     order, read one by one as scan_json reads them; then the run's operations and durations.
-    A line is None where no batch looked at it, else it is off its batch's shape."""
+    A line is None where no batch looked at it, else it is off its batch's shape. ``cycles``:
+    the (places, durations) of the cycles' lines the extension read, each joining the durations
+    at its place (their sum depends on their order)."""
     placed: list = []
     durations: list = []
+    at, ds = cycles if cycles is not None else ([], [])
+    cut = 0
     for i, line, ls, le, kind in rest:
+        if cut < len(at) and at[cut] < i:
+            end = bisect_left(at, i, cut)
+            durations.extend(ds[cut:end])
+            cut = end
         if line is None:
             line = buf[ls:le]
             if kind in _FAST_KINDS and (ascii_ or line.isascii()):
@@ -639,6 +649,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                 placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
                 continue
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
+    durations.extend(ds[cut:])
     run.events(placed)
     ops = run.tape()
     if ops is not None:
