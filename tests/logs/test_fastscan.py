@@ -208,6 +208,46 @@ def test_a_cycles_duration_reads_as_float_reads_it(text):
     _same_three_ways(data, [len(data)])
 
 
+def _replay_lines(seed: int, n: int) -> list[str]:
+    """Scheduler lines in random order over few queues and many workloads: heads made, retried,
+    admitted and forgotten past the cap, reasons set, queues resolved from earlier lines, DRS
+    zero shares attributed, no-candidate storms."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        ts = f"2026-08-20T10:{i // 600 % 60:02d}:{i // 10 % 60:02d}.{rng.randrange(1, 10**9)}Z"
+        head = (rng.choice(["Level(-2)", "Level(-3)"]), ts)
+        wl = f"job-{rng.randrange(3000)}"
+        cq = rng.choice(["cq-a", "cq-b", "cq-a", ""])
+        kind = rng.choice(["requeued"] * 5 + ["admitted", "evaluated", "drs"])
+        msg = _TEMPLATES[kind][1]
+        if kind == "requeued":
+            reason = rng.choice(["PreemptionNoCandidates", "NoFit", ""])
+            fields = (wl, "team-a", cq, "team-a", reason, rng.choice(["", "", "skipped"]))
+        elif kind == "admitted":
+            fields = (wl, "team-a", cq)
+        elif kind == "evaluated":
+            fields = (wl, "team-a", cq, "", rng.choice(["couldn't fit", ""]), "")
+        else:
+            items = ",".join(f'{{"parentCohort":"gpu","workload":"team-a/job-{rng.randrange(1300)}","drs":"0"}}'
+                             for _ in range(rng.randrange(1, 4)))
+            fields = (cq, items)
+        out.append(_TEMPLATES[kind][0] % (*head, msg, i, *fields))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_compiled_replay_gives_the_pure_evidence(seed):
+    # the extension's replay (batch.apply_ops in C) against the Python loop, rule for rule
+    data = ("\n".join(_replay_lines(seed, 8000)) + "\n").encode()
+    _same_three_ways(data, _pieces(data, 1 << 16))
+    _, state = _state(data, [len(data)], True, True)
+    queues = dict(state["queues"])
+    assert len(queues["cq-a"]["heads"]) == 1000    # the cap was reached: heads were forgotten
+    assert state["drs_zero"] and state["retries"]
+
+
 # --- built, used, and safe -----------------------------------------------------------------------
 
 def _compiler_here() -> bool:

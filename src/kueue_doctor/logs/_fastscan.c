@@ -769,6 +769,8 @@ bad:
     return -1;
 }
 
+static int configure_replay(PyObject *cfg);   /* below, with the replay */
+
 static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     (void)self;
     if (!PyDict_Check(cfg)) { PyErr_SetString(PyExc_TypeError, "configure(dict)"); return NULL; }
@@ -814,6 +816,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     }
     C.ts_fallback = fns[0];
     C.base_of = fns[1];
+    if (configure_replay(cfg) < 0) return NULL;
     Py_INCREF(cfg);
     Py_XSETREF(C.keep, cfg);   /* the dict holds every literal and callable above */
     C.ready = 1;
@@ -839,11 +842,279 @@ static PyObject *fs_longest(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(most);
 }
 
+/* --- the replay of a run's operations (batch.apply_ops) ------------------------------------------ */
+
+/* The names and values the replay reads, set by configure(): attribute names interned, the
+ * Evidence's caps and labels from the config dict (signatures.py, logvocab.py). */
+static struct {
+    PyObject *first, *last, *requeue, *timeline, *heads, *admitted, *admit_times, *new_head, *attempts,
+        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example;
+    PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero;
+    Py_ssize_t times_cap, examples;
+    int op_event;
+} R;
+
+static int set_first_last(PyObject *q, PyObject *ts) {
+    /* Evidence._queue: the first time once, the last one each time */
+    PyObject *f = PyObject_GetAttr(q, R.first);
+    if (f == NULL) return -1;
+    int none = f == Py_None;
+    Py_DECREF(f);
+    if (none && PyObject_SetAttr(q, R.first, ts) < 0) return -1;
+    return PyObject_SetAttr(q, R.last, ts);
+}
+
+/* obj[key] += 1 (a Counter, a defaultdict's Counter: a missing key reads as 0), or
+ * obj.<key> += 1 with ``attr`` */
+static int bump(PyObject *obj, PyObject *key, int attr) {
+    PyObject *v = attr ? PyObject_GetAttr(obj, key) : PyObject_GetItem(obj, key);
+    if (v == NULL) return -1;
+    PyObject *w = PyNumber_Add(v, R.one);
+    Py_DECREF(v);
+    if (w == NULL) return -1;
+    int rc = attr ? PyObject_SetAttr(obj, key, w) : PyObject_SetItem(obj, key, w);
+    Py_DECREF(w);
+    return rc;
+}
+
+/* q.<attr>[key] += 1, or q.timeline[minute][label] += 1 */
+static int count_attr(PyObject *q, PyObject *attr, PyObject *key) {
+    PyObject *c = PyObject_GetAttr(q, attr);
+    if (c == NULL) return -1;
+    int rc = bump(c, key, 0);
+    Py_DECREF(c);
+    return rc;
+}
+
+static int count_minute(PyObject *q, long long minute, PyObject *label) {
+    PyObject *tl = PyObject_GetAttr(q, R.timeline), *m = PyLong_FromLongLong(minute), *c = NULL;
+    int rc = -1;
+    if (tl != NULL && m != NULL && (c = PyObject_GetItem(tl, m)) != NULL) rc = bump(c, label, 0);
+    Py_XDECREF(tl);
+    Py_XDECREF(m);
+    Py_XDECREF(c);
+    return rc;
+}
+
+static int truthy_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
+
+/* replay(ev, code, ts, minutes, cq, wl, aux, texts, keys, extras, apply_event): batch.apply_ops's
+ * loop, rule for rule (its Python twin stays the reference: the tests compare the Evidence of
+ * both). ts NaN is no time; minutes are Evidence._minute of each time, computed by numpy. */
+static PyObject *fs_replay(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ev, *texts, *keys, *extras, *apply_event;
+    Py_buffer b_code, b_ts, b_min, b_cq, b_wl, b_aux;
+    if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
+    if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
+                          &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
+        return NULL;
+    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, **made = NULL;
+    Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
+    if (b_ts.len != n * 8 || b_min.len != n * 8 || b_cq.len != n * 4 || b_wl.len != n * 4 || b_aux.len != n * 4) {
+        PyErr_SetString(PyExc_ValueError, "replay: columns of different lengths");
+        goto done;
+    }
+    const int8_t *codes = b_code.buf;
+    const double *tss = b_ts.buf;
+    const int64_t *mins = b_min.buf;
+    const int32_t *cqs = b_cq.buf, *wls = b_wl.buf, *auxs = b_aux.buf;
+    wcq = PyObject_GetAttr(ev, R.workload_cq);
+    queues = PyObject_GetAttr(ev, R.queues);
+    drs_zero = PyObject_GetAttr(ev, R.drs_zero);
+    made = PyMem_Calloc((size_t)n_texts + 1, sizeof(PyObject *));   /* text id -> its QueueStats */
+    if (wcq == NULL || queues == NULL || drs_zero == NULL || made == NULL) goto done;
+#define TEXT(i) ((i) >= 0 && (i) < n_texts ? PyList_GET_ITEM(texts, (i)) : NULL)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int code = codes[i];
+        if (code == R.op_event) {
+            if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) goto bad_index;
+            PyObject *r = PyObject_CallFunctionObjArgs(apply_event, ev, PyList_GET_ITEM(extras, auxs[i]), NULL);
+            if (r == NULL) goto done;
+            Py_DECREF(r);
+            continue;
+        }
+        if (wls[i] < 0 || wls[i] >= PyList_GET_SIZE(keys)) goto bad_index;
+        PyObject *wl = PyList_GET_ITEM(keys, wls[i]);   /* a WorkloadKey or None */
+        int has_wl = wl != Py_None, timed = !isnan(tss[i]);
+        if (code == C.op_drs_zero) {   /* Evidence.drs_value of a zero share */
+            if (!has_wl) continue;
+            PyObject *cq = PyDict_GetItemWithError(wcq, wl);
+            if (cq == NULL) { if (PyErr_Occurred()) goto done; continue; }
+            if (!PyObject_IsTrue(cq)) continue;
+            PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+            if (ts == NULL) goto done;
+            PyObject *seen = PyDict_GetItemWithError(drs_zero, cq);
+            int rc = 0;
+            if (seen == NULL) {
+                if (PyErr_Occurred()) { Py_DECREF(ts); goto done; }
+                PyObject *ex = PyList_New(0);
+                seen = ex ? Py_BuildValue("[OOON]", R.zero, ts, ts, ex) : NULL;
+                rc = seen == NULL ? -1 : PyDict_SetItem(drs_zero, cq, seen);
+                Py_XDECREF(seen);   /* the dict holds it */
+            }
+            if (rc == 0 && PyList_Check(seen) && PyList_GET_SIZE(seen) == 4) {
+                PyObject *c = PyNumber_Add(PyList_GET_ITEM(seen, 0), R.one);
+                if (c == NULL) rc = -1;
+                else {
+                    PyList_SetItem(seen, 0, c);
+                    PyList_SetItem(seen, 2, Py_NewRef(ts));
+                    PyObject *bucket = PyList_GET_ITEM(seen, 3);
+                    if (PyList_Check(bucket) && PyList_GET_SIZE(bucket) < R.examples) {
+                        if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) { Py_DECREF(ts); goto bad_index; }
+                        PyObject *r = PyObject_CallMethodObjArgs(ev, R.example, bucket,
+                                                                 PyList_GET_ITEM(extras, auxs[i]), NULL);
+                        if (r == NULL) rc = -1;
+                        Py_XDECREF(r);
+                    }
+                }
+            } else if (rc == 0) {
+                PyErr_SetString(PyExc_TypeError, "replay: a drs_zero entry is not [n, first, last, examples]");
+                rc = -1;
+            }
+            Py_DECREF(ts);
+            if (rc < 0) goto done;
+            continue;
+        }
+        PyObject *reason = NULL;
+        PyObject *cq = TEXT(cqs[i]);
+        if (cq == NULL) goto bad_index;
+        if (code == C.op_not_nominated || code == C.op_requeue) {
+            reason = TEXT(auxs[i]);
+            if (reason == NULL) goto bad_index;
+        }
+        if (code == C.op_not_nominated && !truthy_str(reason)) {
+            /* resolve_cq's side effect, even without a queue to touch */
+            if (has_wl && truthy_str(cq) && PyDict_SetItem(wcq, wl, cq) < 0) goto done;
+            continue;
+        }
+        PyObject *q;   /* borrowed: made[] or the queues dict holds it */
+        PyObject *resolved = cq;
+        if (has_wl && !truthy_str(cq)) {   /* Evidence.resolve_cq: the queue the workload was seen in */
+            resolved = PyDict_GetItemWithError(wcq, wl);
+            if (resolved == NULL) {
+                if (PyErr_Occurred()) goto done;
+                resolved = PyList_GET_ITEM(texts, cqs[i]);   /* "" */
+            }
+            PyObject *got = PyObject_GetItem(queues, resolved);   /* a defaultdict: made when missing */
+            if (got == NULL) goto done;
+            q = got;
+            Py_DECREF(got);
+        } else {
+            if (has_wl && PyDict_SetItem(wcq, wl, cq) < 0) goto done;
+            if (made[cqs[i]] == NULL && (made[cqs[i]] = PyObject_GetItem(queues, cq)) == NULL) goto done;
+            q = made[cqs[i]];
+        }
+        PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+        if (ts == NULL) goto done;
+        int rc = 0;
+        if (timed) rc = set_first_last(q, ts);
+        if (code == C.op_requeue) {   /* Evidence.requeued */
+            if (rc == 0) rc = count_attr(q, R.requeue, reason);
+            if (rc == 0 && timed) rc = count_minute(q, mins[i], R.tl_requeued);
+            if (rc == 0 && has_wl) {
+                int storm = PyObject_RichCompareBool(reason, R.no_candidates, Py_EQ);
+                if (storm < 0) rc = -1;
+                if (storm > 0) {
+                    PyObject *r = PyObject_CallMethodObjArgs(ev, R.retries, wl, resolved, ts, NULL);
+                    if (r == NULL) rc = -1;
+                    else if (r != Py_None) rc = bump(r, R.requeues, 1);
+                    Py_XDECREF(r);
+                }
+                PyObject *heads = rc == 0 ? PyObject_GetAttr(q, R.heads) : NULL;
+                PyObject *head = heads ? PyDict_GetItemWithError(heads, wl) : NULL;
+                Py_XINCREF(head);
+                if (heads == NULL || (head == NULL && PyErr_Occurred())) rc = -1;
+                else if (head == NULL)
+                    head = PyObject_CallMethodObjArgs(q, R.new_head, wl, ts, R.heads_cap, NULL);
+                if (rc == 0 && (head == NULL || bump(head, R.attempts, 1) < 0
+                                || PyObject_SetAttr(head, R.requeue, reason) < 0
+                                || PyObject_SetAttr(head, R.last, ts) < 0))
+                    rc = -1;
+                Py_XDECREF(head);
+                Py_XDECREF(heads);
+            }
+        } else if (code == C.op_admit) {   /* Evidence.admitted */
+            if (rc == 0 && timed) {
+                PyObject *times = PyObject_GetAttr(q, R.admit_times);
+                if (times == NULL || !PyList_Check(times)) rc = -1;
+                else if (PyList_GET_SIZE(times) < R.times_cap) rc = PyList_Append(times, ts);
+                Py_XDECREF(times);
+            }
+            if (rc == 0) rc = bump(q, R.admitted, 1);
+            if (rc == 0 && timed) rc = count_minute(q, mins[i], R.tl_admitted);
+            if (rc == 0 && has_wl) {
+                PyObject *heads = PyObject_GetAttr(q, R.heads);
+                if (heads == NULL) rc = -1;
+                else if (PyDict_Contains(heads, wl) > 0) rc = PyDict_DelItem(heads, wl);
+                else if (PyErr_Occurred()) rc = -1;
+                Py_XDECREF(heads);
+            }
+        } else if (rc == 0 && has_wl) {   /* a head not nominated: its reason */
+            PyObject *heads = PyObject_GetAttr(q, R.heads);
+            PyObject *head = heads ? PyDict_GetItemWithError(heads, wl) : NULL;
+            if (heads == NULL || (head == NULL && PyErr_Occurred())) rc = -1;
+            else if (head != NULL) rc = PyObject_SetAttr(head, R.reason, reason);
+            Py_XDECREF(heads);
+        }
+        Py_DECREF(ts);
+        if (rc < 0) goto done;
+    }
+#undef TEXT
+    out = Py_NewRef(Py_None);
+    goto done;
+bad_index:
+    PyErr_SetString(PyExc_IndexError, "replay: an operation's index outside its table");
+done:
+    if (made != NULL) {
+        for (Py_ssize_t i = 0; i <= n_texts; i++) Py_XDECREF(made[i]);
+        PyMem_Free(made);
+    }
+    Py_XDECREF(wcq);
+    Py_XDECREF(queues);
+    Py_XDECREF(drs_zero);
+    PyBuffer_Release(&b_code);
+    PyBuffer_Release(&b_ts);
+    PyBuffer_Release(&b_min);
+    PyBuffer_Release(&b_cq);
+    PyBuffer_Release(&b_wl);
+    PyBuffer_Release(&b_aux);
+    return out;
+}
+
+static int configure_replay(PyObject *cfg) {
+    const char *names[] = {"first", "last", "requeue", "timeline", "heads", "admitted", "admit_times", "new_head",
+                           "attempts", "reason", "requeues", "workload_cq", "queues", "drs_zero", "_retries",
+                           "_example"};
+    PyObject **slots[] = {&R.first, &R.last, &R.requeue, &R.timeline, &R.heads, &R.admitted, &R.admit_times,
+                          &R.new_head, &R.attempts, &R.reason, &R.requeues, &R.workload_cq, &R.queues,
+                          &R.drs_zero, &R.retries, &R.example};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (*slots[i] == NULL && (*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) return -1;
+    const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap"};
+    PyObject **oslots[] = {&R.no_candidates, &R.tl_requeued, &R.tl_admitted, &R.heads_cap};
+    for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+        PyObject *v = PyDict_GetItemString(cfg, objs[i]);   /* borrowed: C.keep holds the dict */
+        if (v == NULL) { PyErr_Format(PyExc_ValueError, "configure: %s missing", objs[i]); return -1; }
+        *oslots[i] = v;
+    }
+    int times_cap, examples;
+    if (get_int(cfg, "times_cap", &times_cap) < 0 || get_int(cfg, "examples", &examples) < 0
+        || get_int(cfg, "op_event", &R.op_event) < 0)
+        return -1;
+    R.times_cap = times_cap;
+    R.examples = examples;
+    if (R.one == NULL && (R.one = PyLong_FromLong(1)) == NULL) return -1;
+    if (R.zero == NULL && (R.zero = PyLong_FromLong(0)) == NULL) return -1;
+    return 0;
+}
+
 static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
     {"longest", fs_longest, METH_VARARGS, "The length of the longest line, without its newline."},
+    {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -361,10 +361,18 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
     keys = _workload_keys(keys)
-    tss = ts_a.tolist()
     known = ~np.isnan(ts_a)
     # Evidence._minute of every time, None where there is none
-    mins = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64).tolist()
+    minutes = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64)
+    from . import fastpath
+    fast = fastpath.module()
+    if fast is not None:   # the same loop in C (the tests compare both)
+        fast.replay(ev, code_b, np.ascontiguousarray(ts_a, np.float64), minutes, np.ascontiguousarray(cq_a, np.int32),
+                    np.ascontiguousarray(wl_a, np.int32), np.ascontiguousarray(aux_a, np.int32), texts, keys, extras,
+                    apply_event)
+        return
+    tss = ts_a.tolist()
+    mins = minutes.tolist()
     for i in none:
         tss[i] = None
         mins[i] = None

@@ -42,6 +42,7 @@ from ..kueue.logvocab import (
     MSG,
     REPLICA_ROLE,
     REQUEUE_GENERIC,
+    REQUEUE_PREEMPTION_NO_CANDIDATES,
     STATUS_ASSUMED,
     STATUS_NOMINATED,
     STATUS_SKIPPED,
@@ -49,7 +50,7 @@ from ..kueue.logvocab import (
 )
 from . import batch, candidates
 from .reader import _CUT
-from .signatures import _DURATION_KEY, CYCLE_KEY, key
+from .signatures import _DURATION_KEY, CYCLE_KEY, EXAMPLES, HEADS_CAP, TIMES_CAP, key
 
 _fastscan: Any
 try:  # built by setup.py where a C compiler is (optional=True); else the pure path
@@ -123,6 +124,10 @@ def _config() -> dict:
         "duration_key": _DURATION_KEY,
         "op_admit": batch.OP_ADMIT, "op_requeue": batch.OP_REQUEUE,
         "op_not_nominated": batch.OP_NOT_NOMINATED, "op_drs_zero": batch.OP_DRS_ZERO,
+        # the replay (batch.apply_ops): the Evidence's caps and labels
+        "no_candidates_reason": REQUEUE_PREEMPTION_NO_CANDIDATES,
+        "timeline_requeued": "requeued", "timeline_admitted": "admitted",
+        "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": batch.OP_EVENT,
         "ts_fallback": _ts,
         "base_of": batch._base,
     }

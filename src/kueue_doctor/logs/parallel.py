@@ -9,6 +9,7 @@ one process.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import itertools
 import mmap
@@ -189,7 +190,7 @@ def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int
     # fork: workers start in milliseconds with everything already imported.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=gc.enable) as pool:
         todo = iter(ranges)
         pending: deque = deque()
         for a, b in todo:

@@ -17,6 +17,7 @@ from typing import cast
 
 import numpy as np
 
+from .. import heap
 from ..keys import WorkloadKey
 from ..kueue.logvocab import (
     ASSIGNMENT_BORROWING,
@@ -112,6 +113,14 @@ def scan(source, since: float | None = None, until: float | None = None, *,
     for files over a few chunks, 1: none); streams (.gz, stdin, lines) are read in this process.
     The report does not depend on ``workers`` or ``chunk_size``.
     """
+    # the collector off while the evidence grows (each pass walked all of it, for nothing: it
+    # lives until the report); the workers turn theirs back on (parallel.scan_file)
+    with heap.paused():
+        return _scan(source, since, until, grace, chunk_size, max_line, workers)
+
+
+def _scan(source, since: float | None, until: float | None, grace: float, chunk_size: int, max_line: int,
+          workers: int | None) -> LogReport:
     from .parallel import regular_file, scan_file
 
     stats = ReadStats()
