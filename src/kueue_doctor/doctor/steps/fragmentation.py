@@ -21,15 +21,17 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         return step, []
     from ...frag.diagnose import FRAGMENTATION, Demand
     from ...frag.diagnose import diagnose as frag_diagnose
-    from ...frag.from_state import node_shapes, queue_demands
+    from ...frag.from_state import NeedsMemo, node_shapes, queue_demands
     # node shapes once, then only slot counting per queue; the costly placement-policy what-if
-    # runs once, for the shapes fragmentation strands
-    now, empty, running = node_shapes(state)
+    # runs once, for the shapes fragmentation strands. Pods and pending templates of equal
+    # content get their shape worked out once.
+    memo = NeedsMemo()
+    now, empty, running = node_shapes(state, memo)
     cache: dict = {}
     infos = facts.model.infos
     per_queue = [(v, frag_diagnose(now, queue_demands(state, v.cluster_queue, now,
                                                       [infos[k].obj for k in facts.queues[v.cluster_queue].pending],
-                                                      cache), slot_cache=cache))
+                                                      cache, memo), slot_cache=cache))
                  for v in found]
     fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
     if fragmented:
