@@ -9,6 +9,7 @@ from ..api.quantity import format_amount
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..kueue.bugs import release_notes
 from ..sources.snapshot import GatheredSnapshot
+from .background import Background
 from .capacity import quota_misconfiguration_causes
 from .causes.drs import drs_causes
 from .causes.logs import log_causes
@@ -19,7 +20,8 @@ from .causes.topology import topology_causes
 from .facts import Facts
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
-from .steps.fragmentation import step2
+from .steps.fragmentation import Prepared, begin_step2
+from .steps.fragmentation import prepare as prepare_fragmentation
 from .steps.guarantee import missing_evidence, step1, violations
 from .steps.health import step6
 from .steps.logs import step5
@@ -78,22 +80,31 @@ def scan_logs(snap: GatheredSnapshot) -> Any:
 
 
 def diagnose(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: datetime | None = None) -> Diagnosis:
-    facts = build_facts(snap, min_wait, now, scan_logs(snap))
-    return diagnose_facts(facts)
+    # step 2's node shapes and replays need only the state: the other core makes them meanwhile
+    prep = prepare_fragmentation(snap.state)
+    try:
+        facts = build_facts(snap, min_wait, now, scan_logs(snap))
+        return diagnose_facts(facts, prep)
+    finally:
+        if prep is not None:
+            prep.discard()   # a no-op once step 2 took it
 
 
-def diagnose_facts(facts: Facts) -> Diagnosis:
+def diagnose_facts(facts: Facts, prep: Background[Prepared] | None = None) -> Diagnosis:
+    """``prep``: step 2's ``prepare`` of the facts' state, if one was started."""
     found = [] if missing_evidence(facts) else violations(facts)
     s1 = step1(facts, found)
-    s2, frag = step2(facts, found)
+    finish_step2 = begin_step2(facts, found, prep)   # its FGD replay runs on the other core meanwhile
     s3 = step3(facts, found)
     s4, release = step4(facts, found)
     s5 = step5(facts)
     s6, health = step6(facts)
-    candidates = frag + release + health + queue_causes(facts, found) + drs_causes(facts, found)
-    candidates += log_causes(facts, found)
-    candidates += pods_ready_causes(facts, found) + admission_check_causes(facts, found)
-    candidates += topology_causes(facts, found)
+    others = queue_causes(facts, found) + drs_causes(facts, found)
+    others += log_causes(facts, found)
+    others += pods_ready_causes(facts, found) + admission_check_causes(facts, found)
+    others += topology_causes(facts, found)
+    s2, frag = finish_step2()
+    candidates = frag + release + health + others
     # a guarantee that cannot be honoured is a cause only where it already holds work off the
     # nodes; a latent one (low confidence) is a warning whatever the queues' state
     misconfigured = quota_misconfiguration_causes(facts.capacity) if facts.capacity is not None else []
