@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -104,7 +105,7 @@ def admitted_at(w: o.Workload, conds: Conditions | None = None) -> datetime | No
     return c.last_transition_time if c is not None and c.status == "True" else None
 
 
-def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> NotRunningReason | None:
+def not_running_reason(w: o.Workload, pods: Sequence[o.Pod], job: o.Job | None) -> NotRunningReason | None:
     """Why an admitted workload is not running yet, or None if it runs (or we cannot tell)."""
     if w.is_true("Evicted") or w.is_true("Finished"):
         return None
@@ -296,7 +297,7 @@ def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | No
         st = workload_state(w, conds)
         if st is WorkloadState.PENDING and key not in queued:
             st = WorkloadState.UNQUEUED
-        pods = pods_of.get(key, [])
+        pods = pods_of.get(key, ())
         job = jobs_of.get(key)
         if w.status.admission is not None and _true(conds, "QuotaReserved"):
             routed = w.status.admission.cluster_queue
