@@ -43,24 +43,6 @@ def test_without_a_second_core_or_with_threads_it_is_computed_here(monkeypatch):
     assert Background(os.getpid).result() == os.getpid()
 
 
-def test_a_discarded_result_stops_the_child_and_is_not_computed_here(two_cores, tmp_path):
-    mark = tmp_path / "ran"
-
-    def slow():
-        import time
-        time.sleep(30)
-        mark.write_text(str(os.getpid()))
-        return 1
-    job = Background(slow)
-    child = job._pid
-    assert child
-    job.discard()
-    with pytest.raises(ChildProcessError):   # reaped: no zombie left
-        os.waitpid(child, os.WNOHANG)
-    assert not mark.exists()
-    job.discard()   # twice is harmless
-
-
 def test_the_child_leaves_its_result_and_exits_before_it_is_asked_for(two_cores):
     import time
     job = Background(lambda: [1] * 1_000_000)   # far more than a pipe holds

@@ -8,11 +8,9 @@ here instead, so the result, and any error it raises, is the one computing it he
 """
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import pickle
-import signal
 import tempfile
 import threading
 from collections.abc import Callable
@@ -67,17 +65,6 @@ class Background(Generic[T]):
             finally:
                 os._exit(0)
         self._pid, self._out = pid, out
-
-    def discard(self) -> None:
-        """The result is not wanted after all: stop the child (if one computes it) and reap it."""
-        if not self._pid:
-            return
-        pid, self._pid = self._pid, 0
-        with contextlib.suppress(ProcessLookupError):   # a child that left stays until reaped
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        if self._out is not None:
-            self._out.close()
 
     def result(self) -> T:
         if not self._pid or self._out is None:

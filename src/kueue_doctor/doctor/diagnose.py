@@ -9,7 +9,6 @@ from ..api.quantity import format_amount
 from ..guarantee import DEFAULT_MIN_WAIT
 from ..kueue.bugs import release_notes
 from ..sources.snapshot import GatheredSnapshot
-from .background import Background
 from .capacity import quota_misconfiguration_causes
 from .causes.drs import drs_causes
 from .causes.logs import log_causes
@@ -20,8 +19,7 @@ from .causes.topology import topology_causes
 from .facts import Facts
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
-from .steps.fragmentation import Prepared, begin_step2
-from .steps.fragmentation import prepare as prepare_fragmentation
+from .steps.fragmentation import begin_step2
 from .steps.guarantee import missing_evidence, step1, violations
 from .steps.health import step6
 from .steps.logs import step5
@@ -80,21 +78,14 @@ def scan_logs(snap: GatheredSnapshot) -> Any:
 
 
 def diagnose(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now: datetime | None = None) -> Diagnosis:
-    # step 2's node shapes and replays need only the state: the other core makes them meanwhile
-    prep = prepare_fragmentation(snap.state)
-    try:
-        facts = build_facts(snap, min_wait, now, scan_logs(snap))
-        return diagnose_facts(facts, prep)
-    finally:
-        if prep is not None:
-            prep.discard()   # a no-op once step 2 took it
+    facts = build_facts(snap, min_wait, now, scan_logs(snap))
+    return diagnose_facts(facts)
 
 
-def diagnose_facts(facts: Facts, prep: Background[Prepared] | None = None) -> Diagnosis:
-    """``prep``: step 2's ``prepare`` of the facts' state, if one was started."""
+def diagnose_facts(facts: Facts) -> Diagnosis:
     found = [] if missing_evidence(facts) else violations(facts)
     s1 = step1(facts, found)
-    finish_step2 = begin_step2(facts, found, prep)   # its FGD replay runs on the other core meanwhile
+    finish_step2 = begin_step2(facts, found)   # its FGD replay runs on the other core meanwhile
     s3 = step3(facts, found)
     s4, release = step4(facts, found)
     s5 = step5(facts)

@@ -7,10 +7,10 @@ would have left for that shape had it placed the same running pods on the same e
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .measure import TypicalShape, typical_shapes
+from .measure import typical_shapes
 from .policies import POLICIES, policy_class
 from .replay import Placer
 from .shapes import NodeShape, PodShape
@@ -73,35 +73,14 @@ def verdict(slots: SlotCount, wanted: int) -> str:
     return FRAGMENTATION if slots.pooled >= wanted else CAPACITY
 
 
-Replayed = tuple[list[NodeShape], int]   # the nodes after a policy re-placed the running pods, pods refused
-
-
-def replay_policy(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape], policy: str, seed: int = 0,
-                  typical: Sequence[TypicalShape] | None = None) -> Replayed:
-    """Re-place ``running`` (in order) on ``empty_nodes`` with ``policy``: the nodes after, and
-    how many running pods it could not place. The node tie-break order is a seeded shuffle, as
-    in the replay. ``typical`` is the measure FGD weighs fragmentation by; a policy that does not
-    read it (``needs_measure`` False) places the same without it, so its replay depends on the
-    nodes, the running pods and the seed alone and can be made before the shapes are known."""
-    cls = policy_class(policy)
-    rng = random.Random(seed)
-    order = list(range(len(empty_nodes)))
-    rng.shuffle(order)
-    placer = Placer(empty_nodes, cls(rng), order, typical, measure=cls.needs_measure)
-    refused = sum(not placer.place(p) for p in running)
-    return placer.cluster.node_shapes(), refused
-
-
 def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
             shapes: Sequence[PodShape], policies: Sequence[str] = tuple(POLICIES), seed: int = 0,
-            typical_from: Sequence[PodShape] | None = None,
-            replayed: Mapping[str, Replayed] | None = None) -> dict[str, tuple[list[int], int]]:
+            typical_from: Sequence[PodShape] | None = None) -> dict[str, tuple[list[int], int]]:
     """Re-place ``running`` (in order) on ``empty_nodes`` with each policy.
 
-    Returns policy -> (slots left for each of ``shapes``, running pods refused). FGD weighs
-    fragmentation by the shapes of ``typical_from`` (default: the running pods and the asked
-    shapes). ``replayed``: replays of measure-free policies already made (``replay_policy`` on
-    the same nodes, pods and seed), used in place of making them again.
+    Returns policy -> (slots left for each of ``shapes``, running pods refused). The node
+    tie-break order is a seeded shuffle, as in the replay; FGD weighs fragmentation by the
+    shapes of ``typical_from`` (default: the running pods and the asked shapes).
     """
     classes = [policy_class(name) for name in policies]
     # only FGD reads the measure: the other policies place the same without it
@@ -109,9 +88,12 @@ def what_if(empty_nodes: Sequence[NodeShape], running: Sequence[PodShape],
         if any(cls.needs_measure for cls in classes) else None
     out = {}
     for cls in classes:
-        made = replayed.get(cls.name) if replayed is not None and not cls.needs_measure else None
-        after, refused = made if made is not None else replay_policy(
-            empty_nodes, running, cls.name, seed, typical if cls.needs_measure else None)
+        rng = random.Random(seed)
+        order = list(range(len(empty_nodes)))
+        rng.shuffle(order)
+        placer = Placer(empty_nodes, cls(rng), order, typical, measure=cls.needs_measure)
+        refused = sum(not placer.place(p) for p in running)
+        after = placer.cluster.node_shapes()
         out[cls.name] = ([count_slots(after, s).slots for s in shapes], refused)
     return out
 
@@ -120,10 +102,9 @@ def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
              running: Sequence[PodShape] | None = None,
              empty_nodes: Sequence[NodeShape] | None = None,
              policies: Sequence[str] = tuple(POLICIES), seed: int = 0,
-             slot_cache: dict | None = None, replayed: Mapping[str, Replayed] | None = None) -> list[ShapeFinding]:
+             slot_cache: dict | None = None) -> list[ShapeFinding]:
     """Findings for each demand; the policy comparison needs ``running`` and ``empty_nodes``.
-    ``slot_cache`` (shape -> SlotCount on ``nodes``) is shared by callers asking many times;
-    ``replayed`` as ``what_if`` takes it."""
+    ``slot_cache`` (shape -> SlotCount on ``nodes``) is shared by callers asking many times."""
     findings = []
     cache = slot_cache if slot_cache is not None else {}
     for d in demands:
@@ -135,7 +116,7 @@ def diagnose(nodes: Sequence[NodeShape], demands: Sequence[Demand],
         shapes = [d.shape for d in demands]
         pending = [d.shape for d in demands for _ in range(d.pods)]
         results = what_if(empty_nodes, running, shapes, policies, seed,
-                          typical_from=[*running, *pending], replayed=replayed)
+                          typical_from=[*running, *pending])
         for name, (slots, refused) in results.items():
             for f, n in zip(findings, slots, strict=True):
                 f.policy_slots[name] = n

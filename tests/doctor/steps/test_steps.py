@@ -197,23 +197,3 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     want = [", ".join(f"{p} +{g}" for p, g in a.policy_gain().items() if g > 0) for a in alone]
     assert any(want) and [g.removeprefix("placement policies would have fit more: ") for g in gains] == [w for w in want if w]
 
-
-def test_step2_with_the_state_prepared_beforehand_says_what_it_says_without(tmp_path, monkeypatch):
-    from kueue_doctor.doctor import background
-    from kueue_doctor.doctor.steps import fragmentation
-    monkeypatch.setattr(background, "_cores", lambda: 2)   # the preparing child forks, where it can
-    monkeypatch.setattr(background.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(fragmentation, "PREPARE_FROM_NODES", 1)
-    objs = base(workload("ns", "w", "lq", 8), workload("ns", "v", "lq", 2))
-    for i in range(6):
-        objs += [node(f"n{i}", POOL, 8), pod("ns", f"other-{i}", "x", 1 + i % 4, node_name=f"n{i}")]
-    f = facts_of(tmp_path / "s", objs)
-    found = violations(f)
-    plain_step, plain_causes = step2(f, found)
-    prep = fragmentation.prepare(f.state)
-    assert prep is not None and prep._pid   # made by a child
-    step, causes = step2(f, found, prep)
-    assert not prep._pid   # taken
-    assert causes and causes[0].id is CauseId.FRAGMENTATION
-    assert step.to_json() == plain_step.to_json() and [c.to_json() for c in causes] == [c.to_json() for c in plain_causes]
-    assert fragmentation.prepare(f.state.__class__()) is None   # no nodes, no pods: nothing to prepare

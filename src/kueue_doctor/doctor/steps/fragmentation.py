@@ -4,48 +4,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...api.state import ClusterState
 from ..background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...frag.diagnose import Replayed, ShapeFinding
-    from ...frag.shapes import NodeShape, PodShape
+    from ...frag.diagnose import ShapeFinding
 
 
-# From this many nodes on, the cluster's shapes and the replays that need no pending shape are
-# made on the other core while the facts are built (``prepare``): on 5,000 nodes and 11,000
-# pods about 0.9 s of step 2. Below, forking is not worth it.
-PREPARE_FROM_NODES = 1000
-
-# (free node shapes now, usable nodes empty, running pod shapes, measure-free policy replays)
-Prepared = tuple[list["NodeShape"], list["NodeShape"], list["PodShape"], dict[str, "Replayed"]]
+def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
+    return begin_step2(facts, found)()
 
 
-def prepare(state: ClusterState) -> Background[Prepared] | None:
-    """Step 2's part that depends on the cluster state alone, started on the other core before
-    the facts are built; ``step2`` takes it (and discards it when it has no use for it)."""
-    if len(state.nodes) < PREPARE_FROM_NODES or not state.pods:
-        return None
-    return Background(lambda: prepared(state))
-
-
-def prepared(state: ClusterState) -> Prepared:
-    from ...frag.diagnose import replay_policy
-    from ...frag.from_state import node_shapes
-    now, empty, running = node_shapes(state)
-    # BestFit places without the FGD measure, so without knowing the pending shapes
-    return now, empty, running, {"BestFit": replay_policy(empty, running, "BestFit")}
-
-
-def step2(facts: Facts, found: list[Violation], prep: Background[Prepared] | None = None) -> tuple[Step, list[Cause]]:
-    """``prep``: ``prepare`` of the facts' state, made while they were built."""
-    return begin_step2(facts, found, prep)()
-
-
-def begin_step2(facts: Facts, found: list[Violation],
-                prep: Background[Prepared] | None = None) -> Callable[[], tuple[Step, list[Cause]]]:
+def begin_step2(facts: Facts, found: list[Violation]) -> Callable[[], tuple[Step, list[Cause]]]:
     """Step 2 up to the FGD replay, which runs on the other core: what is returned finishes the
     step (waits for that replay), so that the caller can take the other steps meanwhile."""
     state = facts.state
@@ -53,8 +24,6 @@ def begin_step2(facts: Facts, found: list[Violation],
     if state.topologies:
         step.read["Topology"] = len(state.topologies)
     if not state.nodes or not state.pods or not found:
-        if prep is not None:
-            prep.discard()
         if not state.nodes or not state.pods:
             step.summary = ("cannot tell: no Nodes and Pods in the snapshot: collect "
                             "`kubectl get nodes,pods -A -o yaml`")
@@ -69,10 +38,7 @@ def begin_step2(facts: Facts, found: list[Violation],
     # runs once, for the shapes fragmentation strands. Pods and pending templates of equal
     # content get their shape worked out once.
     memo = NeedsMemo()
-    if prep is not None:
-        now, empty, running, replayed = prep.result()
-    else:
-        (now, empty, running), replayed = node_shapes(state, memo), {}
+    now, empty, running = node_shapes(state, memo)
     cache: dict = {}
     infos = facts.model.infos
     per_queue = [(v, frag_diagnose(now, queue_demands(state, v.cluster_queue, now,
@@ -93,7 +59,7 @@ def begin_step2(facts: Facts, found: list[Violation],
 
         def replay(policy: str) -> list[tuple[dict[str, int], dict[str, int]]]:
             return [(r.policy_slots, r.policy_refused) for r in frag_diagnose(
-                now, demands, running, empty, policies=(policy,), slot_cache=cache, replayed=replayed)]
+                now, demands, running, empty, policies=(policy,), slot_cache=cache)]
         # each policy re-places the running pods on its own (its own seeded order and state):
         # FGD on the other core while BestFit runs here
         fgd = Background(lambda: replay("FGD"))
