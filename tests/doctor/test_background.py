@@ -41,3 +41,14 @@ def test_without_a_second_core_or_with_threads_it_is_computed_here(monkeypatch):
     monkeypatch.setattr(background, "_cores", lambda: 2)
     monkeypatch.setattr(background.threading, "active_count", lambda: 2)
     assert Background(os.getpid).result() == os.getpid()
+
+
+def test_the_child_leaves_its_result_and_exits_before_it_is_asked_for(two_cores):
+    import time
+    job = Background(lambda: [1] * 1_000_000)   # far more than a pipe holds
+    child = job._pid
+    deadline = time.monotonic() + 20
+    while os.waitid(os.P_PID, child, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        assert time.monotonic() < deadline, "the child waits for its result to be read"
+        time.sleep(0.01)
+    assert job.result() == [1] * 1_000_000

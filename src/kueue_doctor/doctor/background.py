@@ -11,9 +11,10 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import tempfile
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -25,47 +26,56 @@ def _cores() -> int:
         return 1
 
 
+def _scratch() -> BinaryIO:
+    """Where the child leaves its result: a file in memory where the system has them."""
+    if hasattr(os, "memfd_create"):
+        return os.fdopen(os.memfd_create("kueue-doctor-background"), "w+b")
+    return tempfile.TemporaryFile()   # pragma: no cover - not Linux
+
+
 class Background(Generic[T]):
-    """``fn()`` started in a forked child; ``result()`` waits for it (or computes it here)."""
+    """``fn()`` started in a forked child; ``result()`` waits for it (or computes it here).
+
+    The child leaves its result in a file and exits, rather than waiting on a pipe until the
+    parent reads: while a child lives, each page of the heap the parent writes to (a reference
+    count changing is enough) is copied, so a child that outlives its work slows the parent."""
 
     def __init__(self, fn: Callable[[], T]):
         self._fn = fn
         self._pid = 0
-        self._read = -1
+        self._out: BinaryIO | None = None
         # forking a process that runs other threads may copy a lock some thread holds
         if not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
             return
-        read, write = os.pipe()
+        out = _scratch()
         try:
             pid = os.fork()
         except OSError:   # a process limit: compute it here
-            os.close(read)
-            os.close(write)
+            out.close()
             return
-        if pid == 0:   # the child: compute, send, and leave without running any exit handler
-            os.close(read)
+        if pid == 0:   # the child: compute, leave the result, and exit without running any exit handler
             gc.disable()   # short-lived: a collection would only copy the parent's pages
             try:
-                data = pickle.dumps((True, fn()), protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException:
-                data = pickle.dumps((False, None))
-            with os.fdopen(write, "wb") as out:
+                try:
+                    data = pickle.dumps((True, fn()), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:
+                    data = pickle.dumps((False, None))
                 out.write(data)
-            os._exit(0)
-        os.close(write)
-        self._pid, self._read = pid, read
+                out.flush()
+            finally:
+                os._exit(0)
+        self._pid, self._out = pid, out
 
     def result(self) -> T:
-        if not self._pid:
+        if not self._pid or self._out is None:
             return self._fn()
-        chunks = []
-        with os.fdopen(self._read, "rb") as src:
-            while chunk := src.read(1 << 20):
-                chunks.append(chunk)
         os.waitpid(self._pid, 0)
         self._pid = 0
+        with self._out as src:
+            src.seek(0)
+            data = src.read()
         try:
-            ok, value = pickle.loads(b"".join(chunks))
-        except Exception:  # the child died before it sent anything
+            ok, value = pickle.loads(data)
+        except Exception:  # the child died before it left anything
             ok, value = False, None
         return value if ok else self._fn()

@@ -19,7 +19,7 @@ from .causes.topology import topology_causes
 from .facts import Facts
 from .findings import Cause, Confidence, Step, StepStatus, Verdict, Violation
 from .gather import build_facts
-from .steps.fragmentation import step2
+from .steps.fragmentation import begin_step2
 from .steps.guarantee import missing_evidence, step1, violations
 from .steps.health import step6
 from .steps.logs import step5
@@ -85,15 +85,17 @@ def diagnose(snap: GatheredSnapshot, min_wait: timedelta = DEFAULT_MIN_WAIT, now
 def diagnose_facts(facts: Facts) -> Diagnosis:
     found = [] if missing_evidence(facts) else violations(facts)
     s1 = step1(facts, found)
-    s2, frag = step2(facts, found)
+    finish_step2 = begin_step2(facts, found)   # its FGD replay runs on the other core meanwhile
     s3 = step3(facts, found)
     s4, release = step4(facts, found)
     s5 = step5(facts)
     s6, health = step6(facts)
-    candidates = frag + release + health + queue_causes(facts, found) + drs_causes(facts, found)
-    candidates += log_causes(facts, found)
-    candidates += pods_ready_causes(facts, found) + admission_check_causes(facts, found)
-    candidates += topology_causes(facts, found)
+    others = queue_causes(facts, found) + drs_causes(facts, found)
+    others += log_causes(facts, found)
+    others += pods_ready_causes(facts, found) + admission_check_causes(facts, found)
+    others += topology_causes(facts, found)
+    s2, frag = finish_step2()
+    candidates = frag + release + health + others
     # a guarantee that cannot be honoured is a cause only where it already holds work off the
     # nodes; a latent one (low confidence) is a warning whatever the queues' state
     misconfigured = quota_misconfiguration_causes(facts.capacity) if facts.capacity is not None else []

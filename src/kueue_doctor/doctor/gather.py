@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -54,34 +55,57 @@ from .tas import cycle_tas, head_topology, tas_view
 RATE_WINDOW = timedelta(hours=1)
 
 
-def workload_state(w: o.Workload) -> WorkloadState:
-    if w.is_true("Finished"):
+Conditions = dict[str, o.Condition]
+_NO_CONDITIONS: Conditions = {}
+
+
+def conditions_of(w: o.Workload) -> Conditions:
+    """The workload's conditions by type, the first of a type winning as ``Workload.condition``
+    finds it: the facts read five of them per workload, most of which have none."""
+    conds = w.status.conditions
+    if not conds:
+        return _NO_CONDITIONS
+    return {c.type: c for c in reversed(conds)}
+
+
+def _true(conds: Conditions, ctype: str) -> bool:
+    c = conds.get(ctype)
+    return c is not None and c.status == "True"
+
+
+def workload_state(w: o.Workload, conds: Conditions | None = None) -> WorkloadState:
+    conds = conditions_of(w) if conds is None else conds
+    if _true(conds, "Finished"):
         return WorkloadState.FINISHED
-    if w.is_true("QuotaReserved"):
-        return WorkloadState.EVICTED_HOLDING_QUOTA if w.is_true("Evicted") else WorkloadState.ADMITTED
+    if _true(conds, "QuotaReserved"):
+        return WorkloadState.EVICTED_HOLDING_QUOTA if _true(conds, "Evicted") else WorkloadState.ADMITTED
     if not w.active:
         return WorkloadState.INACTIVE
     return WorkloadState.PENDING
 
 
-def waiting_since(w: o.Workload, now: datetime) -> datetime:
+def waiting_since(w: o.Workload, now: datetime, conds: Conditions | None = None) -> datetime:
     """Since when the tenant waits: creation, or the last requeue after an eviction."""
+    conds = conditions_of(w) if conds is None else conds
     t = w.meta.creation_timestamp or now
-    rq = w.condition("Requeued")
-    if rq is not None and rq.last_transition_time and w.is_true("Evicted") is False:
+    if not conds:
+        return t
+    rq = conds.get("Requeued")
+    if rq is not None and rq.last_transition_time and not _true(conds, "Evicted"):
         t = max(t, rq.last_transition_time)
-    ev = w.condition("Evicted")
-    if ev is not None and ev.last_transition_time and not w.is_true("QuotaReserved") and ev.status == "False":
+    ev = conds.get("Evicted")
+    if ev is not None and ev.last_transition_time and not _true(conds, "QuotaReserved") and ev.status == "False":
         t = max(t, ev.last_transition_time)
     return t
 
 
-def admitted_at(w: o.Workload) -> datetime | None:
-    c = w.condition("Admitted") or w.condition("QuotaReserved")
+def admitted_at(w: o.Workload, conds: Conditions | None = None) -> datetime | None:
+    conds = conditions_of(w) if conds is None else conds
+    c = conds.get("Admitted") or conds.get("QuotaReserved")
     return c.last_transition_time if c is not None and c.status == "True" else None
 
 
-def not_running_reason(w: o.Workload, pods: list[o.Pod], job: o.Job | None) -> NotRunningReason | None:
+def not_running_reason(w: o.Workload, pods: Sequence[o.Pod], job: o.Job | None) -> NotRunningReason | None:
     """Why an admitted workload is not running yet, or None if it runs (or we cannot tell)."""
     if w.is_true("Evicted") or w.is_true("Finished"):
         return None
@@ -266,14 +290,16 @@ def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | No
     queued = {wi.key for lst in order.values() for wi in lst}
     afs_usage, afs_rank = afs_positions(model, order)
     job_index = JobIndex.of(state)
+    infos = model.infos
     for key, w in state.workloads.items():
         ns = key.namespace
-        st = workload_state(w)
+        conds = conditions_of(w)
+        st = workload_state(w, conds)
         if st is WorkloadState.PENDING and key not in queued:
             st = WorkloadState.UNQUEUED
-        pods = pods_of.get(key, [])
+        pods = pods_of.get(key, ())
         job = jobs_of.get(key)
-        if w.status.admission is not None and w.is_true("QuotaReserved"):
+        if w.status.admission is not None and _true(conds, "QuotaReserved"):
             routed = w.status.admission.cluster_queue
         else:
             lq = state.local_queues.get((ns, w.queue_name))
@@ -281,10 +307,15 @@ def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | No
         nr = not_running_reason(w, pods, job) if st is WorkloadState.ADMITTED else None
         if nr is None and st is WorkloadState.ADMITTED and not pods and job is None and state.jobs:
             nr = orphan_reason(w, job_index)
-        workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, model.info(w).priority, waiting_since(w, now),
-                                       admitted_at(w), positions.get(key), nr, tuple(pods), job,
+        info = infos.get(key)
+        if info is None or info.obj is not w:
+            info = model.info(w)
+        workloads[key] = WorkloadFacts(key, st, routed, w.queue_name, info.priority, waiting_since(w, now, conds),
+                                       admitted_at(w, conds), positions.get(key), nr, tuple(pods), job,
                                        afs_usage.get(key), afs_rank.get(key))
-        qr = w.condition("QuotaReserved")
+        if not conds:
+            continue
+        qr = conds.get("QuotaReserved")
         if qr is not None and qr.last_transition_time is not None:
             timed += 1
             if qr.status == "True" and w.status.admission and qr.last_transition_time <= now:
@@ -293,9 +324,9 @@ def _build_facts(snap: GatheredSnapshot, min_wait: timedelta, now: datetime | No
                     admissions[adm_cq] += 1
                 if adm_cq not in last_admission or last_admission[adm_cq] < qr.last_transition_time:
                     last_admission[adm_cq] = qr.last_transition_time
-        pc = w.condition("Preempted")
+        pc = conds.get("Preempted")
         if pc is not None and pc.status == "True" and pc.last_transition_time and since <= pc.last_transition_time:
-            ev = w.condition("Evicted")
+            ev = conds.get("Evicted")
             preemptions[preemptor_queue(ev.message if ev else "") or routed] += 1
     if logs is not None:
         log_rates(logs, since, now, admissions, last_admission)

@@ -11,7 +11,7 @@ from .config import EngineConfig
 from .queues import QueueManager
 from .scheduler import CycleResult, Scheduler
 from .snapshot import build_snapshot
-from .workload import WorkloadInfo, info_of, is_parent, is_variant
+from .workload import WorkloadInfo, info_of, infos_of, is_parent, is_variant
 
 
 class AdmissionModel:
@@ -21,12 +21,12 @@ class AdmissionModel:
         self.state = state
         self.config = config
         # one engine view per workload, shared by the cache, the queues and callers (info())
-        self.infos: dict[WorkloadKey, WorkloadInfo] = {
-            key: info_of(w, config, key)
-            for key, w in state.workloads.items()}
+        self.infos: dict[WorkloadKey, WorkloadInfo] = infos_of(state.workloads, config)
+        # read once: asked of every workload below (concurrent_parent is False without the gate)
+        concurrent = config.gate("ConcurrentAdmission")
         self.snapshot = build_snapshot(state, config, [
-            wi for wi in self.infos.values() if wi.obj.is_true("QuotaReserved") and wi.obj.status.admission
-            and not self.concurrent_parent(wi.obj, wi.obj.status.admission.cluster_queue)])
+            wi for wi in self.infos.values() if wi.obj.status.admission and wi.obj.is_true("QuotaReserved")
+            and not (concurrent and self.concurrent_parent(wi.obj, wi.obj.status.admission.cluster_queue))])
         self.queues = QueueManager(equivalence_hashing=config.gate("SchedulingEquivalenceHashing"),
                                    allowed_flavors_in_hash=config.gate("ConcurrentAdmission"))
         if config.afs_enabled() and config.admission_fair_sharing is not None:
@@ -43,9 +43,9 @@ class AdmissionModel:
         self.unqueued: list[WorkloadInfo] = []   # pending workloads whose LocalQueue/ClusterQueue is missing
         for wi in self.infos.values():
             wl = wi.obj
-            if wl.is_true("QuotaReserved") or wl.is_true("Finished") or not wl.active:
+            if not wl.active or (wl.status.conditions and (wl.is_true("QuotaReserved") or wl.is_true("Finished"))):
                 continue
-            if self.concurrent_parent(wl, self.queues.cluster_queue_for(wi)):
+            if concurrent and self.concurrent_parent(wl, self.queues.cluster_queue_for(wi)):
                 continue
             if not self.queues.add(wi):
                 self.unqueued.append(wi)

@@ -48,7 +48,7 @@ units for everything else; GPU shares in milli-GPU (1000 = one device).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..api import objects as o
@@ -311,15 +311,17 @@ def bound_pods(state: ClusterState) -> list[o.Pod]:
                                        p.meta.creation_timestamp or 0, p.meta.namespace, p.meta.name))
 
 
-def bind_bound(nodes: Mapping[str, NodeInfo], pods: Iterable[o.Pod]) -> list[tuple[o.Pod, PodNeeds]]:
-    """Bind each pod to the node its ``spec.nodeName`` names; the pods bound, with their needs.
-    Pods on nodes not in ``nodes`` are left out."""
+def bind_bound(nodes: Mapping[str, NodeInfo], pods: Iterable[o.Pod],
+               needs_of_pod: Callable[[o.Pod], PodNeeds] | None = None) -> list[tuple[o.Pod, PodNeeds]]:
+    """Bind each pod to the node its ``spec.nodeName`` names; the pods bound, with their needs
+    (``pod_needs``, or ``needs_of_pod`` where the caller remembers them). Pods on nodes not in
+    ``nodes`` are left out."""
     out = []
     for p in pods:
         node = nodes.get(p.spec.node_name)
         if node is None:
             continue
-        needs = pod_needs(p.spec, p.meta)
+        needs = needs_of_pod(p) if needs_of_pod is not None else pod_needs(p.spec, p.meta)
         node.bind(needs)
         out.append((p, needs))
     return out

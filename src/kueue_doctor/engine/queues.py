@@ -260,11 +260,13 @@ class QueueManager:
 
         With ``now``, a workload still in its requeue backoff (Requeued=False, or requeueAt
         ahead) is parked as inadmissible, as PushOrUpdate does."""
-        cq_name = self.cluster_queue_for(wi)
+        cq_name = self.local_queues.get((wi.namespace, wi.queue_name))   # cluster_queue_for, inline: once per workload
         q = self.queues.get(cq_name) if cq_name else None
         if q is None:
             return False
-        st = self.state.setdefault(wi.key, QueuedState())
+        st = self.state.get(wi.key)
+        if st is None:
+            st = self.state[wi.key] = QueuedState()
         if now is not None and not backoff_expired(wi, now):
             q.inadmissible[wi.key] = wi
             return True

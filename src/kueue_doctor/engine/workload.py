@@ -6,6 +6,7 @@ totalRequestsFromAdmission, GetQueueOrderTimestamp), pkg/util/priority.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -104,6 +105,54 @@ class PodSetRequests:
         return PodSetRequests(self.name, count, dict(self.per_pod), self.min_count, dict(self.flavors))
 
 
+def accounted_requests(spec: o.PodSpec, rules: ResourceRules | None) -> Requests:
+    """A pod's requests as Kueue accounts them under ``rules`` (excluded, transformed)."""
+    per_pod = pod_requests(spec)
+    if rules is not None and rules.active:
+        per_pod = rules.accounted(per_pod)
+    return per_pod
+
+
+class RequestsMemo:
+    """``accounted_requests`` under one set of rules, computed once per distinct common pod
+    template (one container, no init containers, no overhead) and handed out as a fresh dict.
+
+    A template is known by its container's resource names and the identity of its quantities:
+    parsing shares one Quantity per quantity text and never mutates it (api/quantity.py), so
+    the 100,000 Workloads of a large cluster name a handful of them, while their templates are
+    distinct objects. The memo keeps what its keys name alive, so an id is never reused for
+    another quantity while the memo lives."""
+
+    __slots__ = ("_known", "rules")
+
+    def __init__(self, rules: ResourceRules | None):
+        self.rules = rules
+        self._known: dict[tuple[object, ...], tuple[Requests, object, object]] = {}
+
+    def per_pod(self, spec: o.PodSpec) -> Requests:
+        if spec.init_containers or spec.overhead or len(spec.containers) != 1:
+            return accounted_requests(spec, self.rules)
+        c = spec.containers[0]
+        req, lim = c.requests, c.limits
+        key = (tuple(req), tuple(map(id, req.values())), tuple(lim), tuple(map(id, lim.values())))
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = (accounted_requests(spec, self.rules), req, lim)
+        return dict(known[0])
+
+
+def _order_timestamp(obj: o.Workload, ev: o.Condition | None, strategy: str) -> datetime:
+    """GetQueueOrderTimestamp (pkg/workload/workload.go): a PodsReadyTimeout eviction (under the
+    Eviction requeuing timestamp) or an AdmissionCheck eviction orders by the eviction's time;
+    ``ev`` is the workload's Evicted condition."""
+    if ev is not None and ev.status == "True" and ev.last_transition_time is not None:
+        if strategy == "Eviction" and ev.reason == "PodsReadyTimeout":
+            return ev.last_transition_time
+        if ev.reason == "AdmissionCheck":
+            return ev.last_transition_time
+    return obj.meta.creation_timestamp or EPOCH
+
+
 class WorkloadInfo:
     """A workload as the scheduler sees it. ``usage`` is what it holds when admitted."""
 
@@ -129,7 +178,8 @@ class WorkloadInfo:
     )
 
     def __init__(self, obj: o.Workload, reclaimable: bool = True, requeuing_timestamp: str = "Eviction", *,
-                 key: WorkloadKey | None = None, rules: ResourceRules | None = None, boost: bool = False):
+                 key: WorkloadKey | None = None, rules: ResourceRules | None = None, boost: bool = False,
+                 memo: RequestsMemo | None = None):
         """``rules``: the Configuration's excluded resources and transformations, applied to the
         pod sets' requests (EngineConfig.resource_rules).
 
@@ -139,7 +189,10 @@ class WorkloadInfo:
         ``key``: the workload's key where the caller holds it (``ClusterState.workloads``), so
         that one key object names a workload everywhere: a key is a tuple subclass, which the
         cyclic collector tracks for as long as it lives, and a second one per workload made
-        building a large model a third slower under the default collector thresholds."""
+        building a large model a third slower under the default collector thresholds.
+
+        ``memo``: per-pod requests already computed for ``rules`` (a ``RequestsMemo`` made with
+        the same rules), shared by the workloads of one model build."""
         self.obj = obj
         self.namespace = obj.meta.namespace
         self.name = obj.meta.name
@@ -150,15 +203,24 @@ class WorkloadInfo:
             self.priority += priority_boost(obj)
         self.creation = obj.meta.creation_timestamp or EPOCH
         self.queue_name = obj.queue_name
-        self.pod_sets = self._pending_requests(obj, reclaimable, rules)
-        adm = obj.status.admission if obj.is_true("QuotaReserved") else None
+        self.pod_sets = self._pending_requests(obj, reclaimable, rules, memo)
+        # the two conditions read here, found in one pass (the first of a type counts, as
+        # Workload.condition finds it): this runs once per Workload of the cluster
+        qr = ev = None
+        for c in obj.status.conditions:
+            if c.type == "QuotaReserved":
+                if qr is None:
+                    qr = c
+            elif c.type == "Evicted" and ev is None:
+                ev = c
+        reserved = qr is not None and qr.status == "True"
+        adm = obj.status.admission if reserved else None
         self.cluster_queue = adm.cluster_queue if adm else ""
         self.usage: dict[FR, int] = self._admitted_usage(obj, adm, reclaimable) if adm else {}
-        qr = obj.condition("QuotaReserved")
-        self._evicted = obj.is_true("Evicted")
-        self._reserved_at = qr.last_transition_time if qr and qr.status == "True" else None
+        self._evicted = ev is not None and ev.status == "True"
+        self._reserved_at = qr.last_transition_time if qr is not None and reserved else None
         self._refresh_key()
-        self._order_ts = self._queue_order_timestamp(obj, requeuing_timestamp)
+        self._order_ts = _order_timestamp(obj, ev, requeuing_timestamp)
         self.last_assignment: Assignment | None = None
         self.preempted_reason = ""
         self.eviction_reason = ""
@@ -189,15 +251,17 @@ class WorkloadInfo:
         self._refresh_key()
 
     @staticmethod
-    def _pending_requests(obj: o.Workload, reclaimable: bool, rules: ResourceRules | None) -> list[PodSetRequests]:
+    def _pending_requests(obj: o.Workload, reclaimable: bool, rules: ResourceRules | None,
+                          memo: RequestsMemo | None = None) -> list[PodSetRequests]:
         out = []
         for ps in obj.pod_sets:
             count = ps.count
             if reclaimable:
                 count = max(0, count - obj.status.reclaimable_pods.get(ps.name, 0))
-            per_pod = pod_requests(ps.template)
-            if rules is not None and rules.active:
-                per_pod = rules.accounted(per_pod)
+            if memo is not None:
+                per_pod = memo.per_pod(ps.template)
+            else:
+                per_pod = accounted_requests(ps.template, rules)
             out.append(PodSetRequests(ps.name, count, per_pod, ps.min_count))
         return out
 
@@ -220,23 +284,13 @@ class WorkloadInfo:
                 usage[(flavor, res)] = usage.get((flavor, res), 0) + v
         return usage
 
-    @staticmethod
-    def _queue_order_timestamp(obj: o.Workload, strategy: str) -> datetime:
-        ev = obj.condition("Evicted")
-        if ev is not None and ev.status == "True" and ev.last_transition_time is not None:
-            if strategy == "Eviction" and ev.reason == "PodsReadyTimeout":
-                return ev.last_transition_time
-            if ev.reason == "AdmissionCheck":
-                return ev.last_transition_time
-        return obj.meta.creation_timestamp or EPOCH
-
     def queue_order_timestamp(self) -> datetime:
         return self._order_ts
 
     def refresh_order(self, requeuing_timestamp: str) -> None:
         """Re-read the queue-order timestamp after the object's Evicted condition changed (a
         PodsReadyTimeout or AdmissionCheck eviction orders the workload by its eviction time)."""
-        self._order_ts = self._queue_order_timestamp(self.obj, requeuing_timestamp)
+        self._order_ts = _order_timestamp(self.obj, self.obj.condition("Evicted"), requeuing_timestamp)
 
     def total_requests(self) -> Requests:
         out: Requests = {}
@@ -299,6 +353,16 @@ def info_of(obj: o.Workload, config: EngineConfig, key: WorkloadKey | None = Non
     """The engine's view of ``obj`` under ``config`` (its gates and resource rules)."""
     return WorkloadInfo(obj, config.gate("ReclaimablePods"), config.requeuing_timestamp, key=key,
                         rules=config.resource_rules, boost=config.gate("PriorityBoost"))
+
+
+def infos_of(workloads: Mapping[WorkloadKey, o.Workload], config: EngineConfig) -> dict[WorkloadKey, WorkloadInfo]:
+    """``info_of`` for each workload of a cluster: the gates read once, the per-pod requests of
+    identical pod templates computed once."""
+    reclaimable, boost = config.gate("ReclaimablePods"), config.gate("PriorityBoost")
+    requeuing, rules = config.requeuing_timestamp, config.resource_rules
+    memo = RequestsMemo(rules)
+    return {key: WorkloadInfo(w, reclaimable, requeuing, key=key, rules=rules, boost=boost, memo=memo)
+            for key, w in workloads.items()}
 
 
 _DECIMAL = re.compile(r"[+-]?[0-9]+")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import TypeVar
 
 from ..api import objects as o
@@ -26,6 +27,13 @@ Plan = tuple[tuple[Step, ...], tuple[str, ...]]     # (steps, reasons flavors we
 Since = TypeVar("Since", datetime, float)   # a datetime, or the simulator's seconds
 _SampleRecord = tuple[WorkloadInfo, str, str, bool, tuple[tuple[str, int], ...],
                       tuple[Step, ...] | None, dict[FR, int] | None]
+
+
+# The verdicts that say nothing of the workload itself, one of each for all: a large cluster's
+# queues at their nominal quota give one per pending workload (80,000 of 100,000). Frozen, and
+# their ``placed`` read-only, so sharing them cannot let one workload's verdict change another's.
+QUEUE_AT_NOMINAL = FitVerdict(Fit.QUEUE_AT_NOMINAL, MappingProxyType({}))
+SIBLING_ADMITTED = FitVerdict(Fit.SIBLING_ADMITTED, MappingProxyType({}))
 
 
 class Evaluator:
@@ -74,11 +82,11 @@ class Evaluator:
             wi = waiting.workload
             if running_parents and parent_ref(wi.obj)[1] in running_parents:
                 if detail:
-                    verdicts[wi.key] = FitVerdict(Fit.SIBLING_ADMITTED)
+                    verdicts[wi.key] = SIBLING_ADMITTED
                 continue
             if full:  # a queue at or above its nominal quota guarantees nothing more
                 if detail:
-                    verdicts[wi.key] = FitVerdict(Fit.QUEUE_AT_NOMINAL)
+                    verdicts[wi.key] = QUEUE_AT_NOMINAL
                 continue
             # larger than any flavor's room: no flavor can take it (checked before the plan, which
             # costs more, unless a verdict must say which flavors were excluded)

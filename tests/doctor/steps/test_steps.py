@@ -196,3 +196,4 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     gains = [c.evidence[1] for c in causes if len(c.evidence) > 1]
     want = [", ".join(f"{p} +{g}" for p, g in a.policy_gain().items() if g > 0) for a in alone]
     assert any(want) and [g.removeprefix("placement policies would have fit more: ") for g in gains] == [w for w in want if w]
+

@@ -44,8 +44,11 @@ def pod_blocker(pods: tuple[o.Pod, ...]) -> str:
 
 def not_ready_loops(facts: Facts) -> list[NotReadyLoop]:
     out = []
+    workloads = facts.state.workloads
     for key, wf in facts.workloads.items():
-        w = facts.state.workloads[key]
+        w = workloads[key]
+        if w.active and not w.status.conditions:
+            continue   # no PodsReady condition to wait on: most workloads of a large cluster
         ready = w.condition(kc.PODS_READY)
         waiting_for_pods = ready is not None and ready.status == "False"
         if w.active and not waiting_for_pods:

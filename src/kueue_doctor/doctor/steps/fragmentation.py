@@ -1,35 +1,49 @@
 """Step 2: rule out fragmentation (free node slots of each pending shape, frag/)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ..background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ...frag.diagnose import ShapeFinding
+
 
 def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
+    return begin_step2(facts, found)()
+
+
+def begin_step2(facts: Facts, found: list[Violation]) -> Callable[[], tuple[Step, list[Cause]]]:
+    """Step 2 up to the FGD replay, which runs on the other core: what is returned finishes the
+    step (waits for that replay), so that the caller can take the other steps meanwhile."""
     state = facts.state
     step = Step(2, "Rule out fragmentation", read={"Node": len(state.nodes), "Pod": len(state.pods)})
     if state.topologies:
         step.read["Topology"] = len(state.topologies)
-    if not state.nodes or not state.pods:
-        step.summary = ("cannot tell: no Nodes and Pods in the snapshot: collect "
-                        "`kubectl get nodes,pods -A -o yaml`")
-        return step, []
-    if not found:
-        step.status = StepStatus.SKIPPED
-        step.summary = "no violation to explain"
-        return step, []
+    if not state.nodes or not state.pods or not found:
+        if not state.nodes or not state.pods:
+            step.summary = ("cannot tell: no Nodes and Pods in the snapshot: collect "
+                            "`kubectl get nodes,pods -A -o yaml`")
+        else:
+            step.status = StepStatus.SKIPPED
+            step.summary = "no violation to explain"
+        return lambda: (step, [])
     from ...frag.diagnose import FRAGMENTATION, Demand
     from ...frag.diagnose import diagnose as frag_diagnose
-    from ...frag.from_state import node_shapes, queue_demands
+    from ...frag.from_state import NeedsMemo, node_shapes, queue_demands
     # node shapes once, then only slot counting per queue; the costly placement-policy what-if
-    # runs once, for the shapes fragmentation strands
-    now, empty, running = node_shapes(state)
+    # runs once, for the shapes fragmentation strands. Pods and pending templates of equal
+    # content get their shape worked out once.
+    memo = NeedsMemo()
+    now, empty, running = node_shapes(state, memo)
     cache: dict = {}
     infos = facts.model.infos
     per_queue = [(v, frag_diagnose(now, queue_demands(state, v.cluster_queue, now,
                                                       [infos[k].obj for k in facts.queues[v.cluster_queue].pending],
-                                                      cache), slot_cache=cache))
+                                                      cache, memo), slot_cache=cache))
                  for v in found]
     fragmented = [f for _, fs in per_queue for f in fs if f.cause == FRAGMENTATION]
     if fragmented:
@@ -50,10 +64,23 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
         # FGD on the other core while BestFit runs here
         fgd = Background(lambda: replay("FGD"))
         best_fit = replay("BestFit")
-        redo = dict(zip(merged, zip(best_fit, fgd.result(), strict=True), strict=True))
-        for f in fragmented:
-            (slots, refused), (slots_fgd, refused_fgd) = redo[f.demand.shape]
-            f.policy_slots, f.policy_refused = {**slots, **slots_fgd}, {**refused, **refused_fgd}
+
+    def finish() -> tuple[Step, list[Cause]]:
+        if fragmented:
+            redo = dict(zip(merged, zip(best_fit, fgd.result(), strict=True), strict=True))
+            for f in fragmented:
+                (slots, refused), (slots_fgd, refused_fgd) = redo[f.demand.shape]
+                f.policy_slots, f.policy_refused = {**slots, **slots_fgd}, {**refused, **refused_fgd}
+        return step, step2_causes(facts, found, step, per_queue)
+    return finish
+
+
+def step2_causes(facts: Facts, found: list[Violation], step: Step,
+                 per_queue: list[tuple[Violation, list[ShapeFinding]]]) -> list[Cause]:
+    """The step's evidence, status and summary, and its causes, from each violating queue's
+    shape findings (their policy comparison made)."""
+    from ...frag.diagnose import FRAGMENTATION
+    state = facts.state
     causes = []
     for v, findings in per_queue:
         unsched = [k for k, r in facts.queues[v.cluster_queue].not_running.items()
@@ -86,7 +113,7 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
                                                and h.topology for m in h.topology.missing})))
     else:
         step.summary = f"no violating queue is blocked by fragmentation ({len(state.nodes)} nodes checked)"
-    return step, causes
+    return causes
 
 
 def topology_evidence(facts: Facts, found: list[Violation], step: Step) -> tuple[list[str], list[str]]:
