@@ -158,3 +158,10 @@ def test_random_line_soup():
             text += "\n"
         taken += _check(text)
     assert taken > 1000
+
+
+def test_nesting_deeper_than_any_object_is_refused():
+    def deep(n: int) -> str:
+        return "".join(" " * i + "k:\n" for i in range(n))
+    assert _check(deep(200))
+    assert yamlfast.block_load(deep(600)) is None   # before its C stack could run out

@@ -21,6 +21,7 @@
 
 #define CACHE_SLOTS 8192      /* short strings (keys, names, reasons) repeat across thousands of objects */
 #define CACHE_MAX_LEN 48
+#define MAX_DEPTH 500         /* far beyond any object's nesting */
 
 typedef struct {
     const char *s;
@@ -29,6 +30,7 @@ typedef struct {
     Py_ssize_t vstart;        /* the rest of a "- " line read as a line of its own, or -1 */
     int vind;                 /* that virtual line's indentation */
     int refused;
+    int depth;                /* nesting so far: a deeper text is refused before the C stack runs out */
     PyObject **cache;
     char *buf;                /* scratch for folded and escaped scalars */
     Py_ssize_t cap;
@@ -405,6 +407,7 @@ static PyObject *literal(P *p, Py_ssize_t h, Py_ssize_t e, int ind) {
 
 static PyObject *node(P *p, int ind);
 static PyObject *sequence(P *p, int ind);
+static PyObject *nested(P *p, PyObject *(*parse)(P *, int), int ind);
 static PyObject *mapping(P *p, int ind);
 
 static int seq_entry(const char *s, Py_ssize_t c, Py_ssize_t e) {
@@ -492,8 +495,8 @@ static PyObject *mapping(P *p, int ind) {
             else {
                 Py_ssize_t c2, e2;
                 int i2 = cur(p, &c2, &e2);
-                if (i2 > ind) v = node(p, i2);
-                else if (i2 == ind && c2 < e2 && seq_entry(s, c2, e2)) v = sequence(p, ind);
+                if (i2 > ind) v = nested(p, node, i2);
+                else if (i2 == ind && c2 < e2 && seq_entry(s, c2, e2)) v = nested(p, sequence, ind);
                 else { v = Py_None; Py_INCREF(v); }
             }
         } else {
@@ -531,7 +534,7 @@ static PyObject *sequence(P *p, int ind) {
         if (key_end(s, a, e) >= 0) {       /* "- key: ...": a mapping indented two more */
             p->vstart = a;
             p->vind = ind + 2;
-            item = mapping(p, ind + 2);
+            item = nested(p, mapping, ind + 2);
         } else {
             item = inline_value(p, a, e, ind);
         }
@@ -553,6 +556,13 @@ static PyObject *node(P *p, int ind) {
     cur(p, &c, &e);
     if (c == e) return refuse(p);
     return seq_entry(p->s, c, e) ? sequence(p, ind) : mapping(p, ind);
+}
+
+static PyObject *nested(P *p, PyObject *(*parse)(P *, int), int ind) {
+    if (++p->depth > MAX_DEPTH) return refuse(p);
+    PyObject *v = parse(p, ind);
+    p->depth--;
+    return v;
 }
 
 static PyObject *decode(PyObject *self, PyObject *arg) {
