@@ -1,8 +1,10 @@
-"""The log scanner's compiled extractor (src/kueue_doctor/logs/_fastscan.c, plain CPython C API).
+"""The compiled parts (plain CPython C API): the log scanner's extractor
+(src/kueue_doctor/logs/_fastscan.c) and the block-style YAML decoder (src/kueue_doctor/api/_blockyaml.c).
 
-Everything else is in pyproject.toml. The extension is optional: where no C compiler (or no
-Python headers) is found the build goes on without it, and `kueue-doctor logs` takes its pure
-Python path, which gives the same reports (logs/fastpath.py).
+Everything else is in pyproject.toml. The extensions are optional: where no C compiler (or no
+Python headers) is found the build goes on without them, and `kueue-doctor logs` takes its pure
+Python path, which gives the same reports (logs/fastpath.py), and YAML is read by the other
+decoders (api/yamlfast.py), which give the same objects.
 """
 from setuptools import Extension, setup
 
@@ -13,6 +15,12 @@ setup(
             ["src/kueue_doctor/logs/_fastscan.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "kueue_doctor.api._blockyaml",
+            ["src/kueue_doctor/api/_blockyaml.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )
