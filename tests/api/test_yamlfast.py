@@ -282,3 +282,14 @@ def test_distinct_lines_tell_what_the_whole_text_tells():
     assert sum(map(_whole_text_needs_reference, texts)) > 1000
     for text in texts:
         assert yamlfast.needs_reference(text) == _whole_text_needs_reference(text), repr(text[:200])
+
+
+def test_the_block_decoder_is_built_where_a_compiler_is():
+    """`pip install -e .` compiles api/_blockyaml.c (setup.py, optional): with gcc and Python's
+    headers, as in CI, it must be there, or its tests would all be skipped and big folders read
+    at the YAML libraries' pace without a word."""
+    from tests.logs.test_fastscan import _compiler_here
+
+    if not _compiler_here():
+        pytest.skip("no C compiler or Python headers: the YAML libraries read everything")
+    assert yamlfast._block is not None, "api/_blockyaml.c was not built: reinstall with `pip install -e .`"
