@@ -518,10 +518,7 @@ static int take_cycle(state_t *st, const char *ls, const char *e, int64_t place)
     const char *s = p + LIT(L_DURATION_KEY).n, *q = memchr(s, '}', (size_t)(e - s));
     if (q == NULL || q <= s || q - s > 40) return 0;
     const char *x = s;
-    if (*x == '-') x++;
-    if (x == q || !(*x >= '0' && *x <= '9')) return 0;
-    if (*x == '0') x++;
-    else while (x < q && *x >= '0' && *x <= '9') x++;
+    if (!num(&x, q)) return 0;
     if (x < q && *x == '.') {
         const char *f = ++x;
         while (x < q && *x >= '0' && *x <= '9') x++;
@@ -631,9 +628,10 @@ static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t
 
 /* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
  * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
- * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur), rest the (start, end,
- * kind) of every other candidate line, in order, dur_place and dur the places and durations of
- * the cycles' lines taken (int64 and double columns). */
+ * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
+ * (start, end, kind) of every other candidate line, in order, dur_place and dur the places and
+ * durations of the cycles' lines taken (int64 and double columns), conflicts whether the run
+ * holds the conflict text anywhere. */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
@@ -667,17 +665,15 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
         int kind = first_message(ls, le, &at);
         if (kind && !(kind == C.k_evaluated && !keep_evaluated(at + LIT(L_MSGKEY).n, le, base + view.len))) {
             int took = 0;
-            if ((kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs)
-                && !(conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) && (all_ascii || ascii(ls, le))) {
+            int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs;
+            if ((batched || kind == C.k_cycle) && (all_ascii || ascii(ls, le))) {
                 int64_t place = ls - base;
-                if (kind == C.k_admitted) took = take_admitted(&st, ls, le, place);
+                if (kind == C.k_cycle) took = take_cycle(&st, ls, le, place);
+                else if (conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) took = 0;
+                else if (kind == C.k_admitted) took = take_admitted(&st, ls, le, place);
                 else if (kind == C.k_requeued) took = take_requeued(&st, ls, le, place);
                 else if (kind == C.k_evaluated) took = take_evaluated(&st, ls, le, place);
                 else took = take_drs(&st, ls, le, place);
-                if (took < 0) goto done;
-            }
-            else if (kind == C.k_cycle && (all_ascii || ascii(ls, le))) {
-                took = take_cycle(&st, ls, le, ls - base);
                 if (took < 0) goto done;
             }
             if (!took) {
@@ -688,10 +684,10 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
         }
         ls = le + 1;
     }
-    out = Py_BuildValue("(nNNNNNNNOOOnddONN)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+    out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                         vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
                         st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
-                        vec_bytes(&st.dur));
+                        vec_bytes(&st.dur), conflicts ? Py_True : Py_False);
 done:
     state_free(&st);
     PyBuffer_Release(&view);

@@ -334,15 +334,13 @@ def workload_of(ns: str, name: str) -> WorkloadKey:
 
 
 def _workload_keys(pairs: list) -> list:
-    if len(_KEYS) > 1_000_000:
-        _KEYS.clear()
     get = _KEYS.get
     out: list = []
     append = out.append
     for pair in pairs:
         wl = get(pair)
         if wl is None and pair[0]:
-            wl = _KEYS[pair] = WorkloadKey(*pair)
+            wl = workload_of(*pair)
         append(wl)
     return out
 
@@ -418,12 +416,12 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             q = made.get(c)
             if q is None:
                 q = made[c] = queues[cq]
+        if ts is not None:   # Evidence._queue
+            if q.first is None:
+                q.first = ts
+            q.last = ts
         if code == OP_REQUEUE:   # Evidence.requeued
             reason = texts[x]
-            if ts is not None:
-                if q.first is None:
-                    q.first = ts
-                q.last = ts
             q.requeue[reason] += 1
             if m is not None:
                 q.timeline[m]["requeued"] += 1
@@ -440,23 +438,14 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             head.requeue = reason
             head.last = ts
         elif code == OP_ADMIT:   # Evidence.admitted
-            if ts is not None:
-                if q.first is None:
-                    q.first = ts
-                q.last = ts
-                if len(q.admit_times) < TIMES_CAP:
-                    q.admit_times.append(ts)
+            if ts is not None and len(q.admit_times) < TIMES_CAP:
+                q.admit_times.append(ts)
             q.admitted += 1
             if m is not None:
                 q.timeline[m]["admitted"] += 1
             if wl is not None:
                 q.heads.pop(wl, None)
-        else:
-            if ts is not None:
-                if q.first is None:
-                    q.first = ts
-                q.last = ts
-            if wl is not None:
-                head = q.heads.get(wl)
-                if head is not None:
-                    head.reason = reason
+        elif wl is not None:   # a head not nominated: its reason
+            head = q.heads.get(wl)
+            if head is not None:
+                head.reason = reason

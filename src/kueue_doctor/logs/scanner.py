@@ -336,12 +336,11 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
         hits = candidates.find(buf, a, b)
         _scan_clean(buf, a, b, stats, tape, False, hits.msgs, hits.errors)
         return
-    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest, dur_place, dur = got
+    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest, dur_place, dur, conflicts = got
     stats.lines += lines
     stats.parsed += lines
     run = batch.Run()
     run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
-    conflicts = buf.find(_CONFLICT, a, b) >= 0
     cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
     _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
                 cycles)
