@@ -46,6 +46,12 @@ def find_condition(conditions: list[Condition], ctype: str) -> Condition | None:
     return None
 
 
+def conditions_by_type(conditions: list[Condition]) -> dict[str, Condition]:
+    """The conditions by type, the first of a type winning as ``find_condition`` finds it: for
+    the readers that ask one object about several types."""
+    return {c.type: c for c in reversed(conditions)}
+
+
 @dataclass(slots=True)
 class Toleration:
     key: str = ""

@@ -63,9 +63,7 @@ def conditions_of(w: o.Workload) -> Conditions:
     """The workload's conditions by type, the first of a type winning as ``Workload.condition``
     finds it: the facts read five of them per workload, most of which have none."""
     conds = w.status.conditions
-    if not conds:
-        return _NO_CONDITIONS
-    return {c.type: c for c in reversed(conds)}
+    return o.conditions_by_type(conds) if conds else _NO_CONDITIONS
 
 
 def _true(conds: Conditions, ctype: str) -> bool:

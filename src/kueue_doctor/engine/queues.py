@@ -260,7 +260,7 @@ class QueueManager:
 
         With ``now``, a workload still in its requeue backoff (Requeued=False, or requeueAt
         ahead) is parked as inadmissible, as PushOrUpdate does."""
-        cq_name = self.local_queues.get((wi.namespace, wi.queue_name))   # cluster_queue_for, inline: once per workload
+        cq_name = self.cluster_queue_for(wi)
         q = self.queues.get(cq_name) if cq_name else None
         if q is None:
             return False

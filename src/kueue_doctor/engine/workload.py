@@ -204,15 +204,9 @@ class WorkloadInfo:
         self.creation = obj.meta.creation_timestamp or EPOCH
         self.queue_name = obj.queue_name
         self.pod_sets = self._pending_requests(obj, reclaimable, rules, memo)
-        # the two conditions read here, found in one pass (the first of a type counts, as
-        # Workload.condition finds it): this runs once per Workload of the cluster
-        qr = ev = None
-        for c in obj.status.conditions:
-            if c.type == "QuotaReserved":
-                if qr is None:
-                    qr = c
-            elif c.type == "Evicted" and ev is None:
-                ev = c
+        # the two conditions read here, found in one pass: this runs once per Workload
+        conds = o.conditions_by_type(obj.status.conditions)
+        qr, ev = conds.get("QuotaReserved"), conds.get("Evicted")
         reserved = qr is not None and qr.status == "True"
         adm = obj.status.admission if reserved else None
         self.cluster_queue = adm.cluster_queue if adm else ""
