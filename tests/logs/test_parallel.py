@@ -101,17 +101,19 @@ def test_a_mapped_range_reads_what_chunks_read(tmp_path, monkeypatch):
         assert mapped and all(mapped) is maps and any(mapped), (name, mapped)
 
 
-def _whole_evidence(tapes: list) -> dict:
+def _whole_evidence(tapes: list, line_at=None) -> dict:
     from kueue_doctor.logs import scanner
     from kueue_doctor.logs.signatures import Evidence
 
     from .test_batch import _ordered
 
     ev = Evidence()
+    if line_at is not None:
+        ev.line_at = line_at
     for tape in tapes:
         scanner.apply(ev, tape)
     ev.finish()
-    state = {k: _ordered(v) for k, v in vars(ev).items() if k not in ("queues", "victims", "retries")}
+    state = {k: _ordered(v) for k, v in vars(ev).items() if k not in ("queues", "victims", "retries", "line_at")}
     for name in ("queues", "victims", "retries"):
         state[name] = [(k, {f: _ordered(x) for f, x in vars(v).items()}) for k, v in getattr(ev, name).items()]
     return state
@@ -151,3 +153,34 @@ def _events(tape: list):
             yield from (x for x in e[1][8] if type(x) is tuple)
         else:
             yield e
+
+
+def test_drs_lines_named_by_their_place_give_the_same_evidence(tmp_path):
+    """A worker's tape names the raw lines of DRS tournaments by their place in the file
+    instead of copying them (they were most of a scheduler log's tape); the main process reads
+    back the few that become examples. The Evidence is the one of tapes with the copies."""
+    from kueue_doctor.logs import fastpath, parallel, scanner
+    from kueue_doctor.logs.reader import MAX_LINE, ReadStats
+
+    from .test_batch import _log as bent_log
+
+    if fastpath.module() is None:
+        return   # only mapped ranges (which need the extension) name lines by place
+    data = bent_log("scheduler", 1 << 20, seed=29, bent=0.0)
+    path = tmp_path / "kueue.log"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        bounds = parallel._bounds(f, len(data), 48 << 10)
+    by_place, copies = [], []
+    for a, b in itertools.pairwise(bounds):
+        by_place.append(parallel._scan_piece(str(path), a, b, 1 << 16, MAX_LINE, False, None)[1])
+        copies.append([])
+        scanner.scan_range(data, a, b, ReadStats(), copies[-1], False)
+    named = [x for tape in by_place for e in tape if e[0] == 10 for x in e[1][8] if type(x) is int]
+    assert len(named) > 100 and len(set(named)) == len(named)   # the test means something
+    assert all(data[p - 1:p] == b"\n" and data.startswith(b"{", p) for p in named if p)
+    with open(path, "rb") as f:
+        got = _whole_evidence(by_place, parallel._lines_of(f))
+    want = _whole_evidence(copies)
+    assert sum(len(z[3]) for _, z in want["drs_zero"]) >= 6   # examples in several queues
+    assert got == want

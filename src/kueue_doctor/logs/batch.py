@@ -216,7 +216,9 @@ class Run:
             self.add([p for p, _ in placed], OP_EVENT, np.full(len(placed), np.nan),
                      aux=np.arange(first, first + len(placed), dtype=np.int32))
 
-    def tape(self) -> tuple | None:
+    def tape(self, origin: int | None = None) -> tuple | None:
+        """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
+        lines of DRS tournaments become their places in the file."""
         if not self.place and not self.n:
             return None
         if self.place:
@@ -225,6 +227,11 @@ class Run:
             code, ts = np.concatenate(self.code)[order], np.concatenate(self.ts)[order]
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
+            if origin is not None:
+                drs = code == OP_DRS_ZERO
+                extras = self.extras
+                for x, at in zip(aux[drs].tolist(), place[order][drs].tolist(), strict=True):
+                    extras[x] = origin + at
         else:
             code = ts = cq = wl = aux = np.zeros(0, np.int8)
             none = []

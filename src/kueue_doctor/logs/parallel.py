@@ -125,7 +125,7 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
             return False
         # the compiled path uses what a mapping has (find, slices, the buffer); scan_range hands
         # every other path bytes
-        scan_range(cast(bytes, buf), a, b, stats, tape, False)
+        scan_range(cast(bytes, buf), a, b, stats, tape, False, base)
         return True
     finally:
         with contextlib.suppress(BufferError):   # a view still open: the mapping goes with it
@@ -170,8 +170,36 @@ def _scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int
     return stats, tape
 
 
+def _lines_of(f):
+    """Evidence.line_at over the open file ``f``: the line that starts at a place, without its
+    newline (read again for the few that become examples; see scanner.scan_range's origin)."""
+    fd = f.fileno()
+
+    def line_at(place: int) -> bytes:
+        parts = []
+        while True:
+            data = os.pread(fd, 1 << 16, place)
+            i = data.find(b"\n")
+            if i >= 0 or not data:
+                parts.append(data if i < 0 else data[:i])
+                return b"".join(parts)
+            parts.append(data)
+            place += len(data)
+    return line_at
+
+
 def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int | None,
               chunk_size: int, max_line: int, fmt: str | None = None) -> None:
+    before = ev.line_at
+    ev.line_at = _lines_of(stream)
+    try:
+        _scan_file(name, stream, stats, ev, workers, chunk_size, max_line, fmt)
+    finally:
+        ev.line_at = before
+
+
+def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int | None,
+               chunk_size: int, max_line: int, fmt: str | None) -> None:
     from .scanner import apply
 
     size = os.fstat(stream.fileno()).st_size

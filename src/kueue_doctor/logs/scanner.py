@@ -272,13 +272,17 @@ def _apply_one(ev: Evidence, e: tuple) -> None:
     apply(ev, [e])
 
 
-def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool) -> None:
-    """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``."""
+def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool,
+               origin: int | None = None) -> None:
+    """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``. ``origin``:
+    where ``buf`` starts in the file being read, for the tape to name the raw lines of DRS
+    tournaments by their place in the file (``origin`` + their place in ``buf``) instead of
+    carrying copies of them, which Evidence.line_at reads back for the few that become examples."""
     if b <= a:
         return
     fast = fastpath.module() if BATCH and not window else None
     if fast is not None:
-        _scan_range_compiled(fast, buf, a, b, stats, tape)
+        _scan_range_compiled(fast, buf, a, b, stats, tape, origin)
         return
     if not isinstance(buf, bytes):   # a mapped range (parallel.py): the pure path uses bytes' methods
         buf, a, b = buf[a:b], 0, b - a
@@ -317,16 +321,18 @@ def _runs(buf: bytes, odd: list[int], a: int, b: int) -> Iterator[tuple[int, int
         yield pos, b, True
 
 
-def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:
+def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
+                         origin: int | None = None) -> None:
     """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
     for start, end, json_run in _runs(buf, fast.odd(buf, a, b), a, b):
         if json_run:
-            _scan_clean_compiled(fast, buf, start, end, stats, tape)
+            _scan_clean_compiled(fast, buf, start, end, stats, tape, origin)
         else:
             _scan_lines(buf, start, end, stats, tape, False)
 
 
-def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list) -> None:
+def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
+                         origin: int | None = None) -> None:
     """_scan_clean of a run without a window: the extension reads the frequent lines into
     operations and gives back every other candidate line, read here as _scan_batched does."""
     got = fast.scan(buf, a, b)
@@ -343,7 +349,7 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
     run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
     cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
     _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
-                cycles)
+                cycles, origin)
 
 
 def _within(hits: list, a: int, b: int) -> list:
@@ -624,7 +630,7 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
 
 
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
-                conflicts: bool, cycles: tuple | None = None) -> None:
+                conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
     order, read one by one as scan_json reads them; then the run's operations and durations.
     A line is None where no batch looked at it, else it is off its batch's shape. ``cycles``:
@@ -659,7 +665,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
     durations.extend(ds[cut:])
     run.events(placed)
-    ops = run.tape()
+    ops = run.tape(origin)
     if ops is not None:
         tape.append((_OPS, ops))
     if durations:

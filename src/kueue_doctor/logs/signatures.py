@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -64,6 +65,10 @@ from ..kueue.logvocab import (
 )
 from .reader import BORROWING
 from .timeparse import parse_ts
+
+
+def _no_lines(place: int) -> bytes:
+    raise RuntimeError(f"a line named by its place ({place}) with no file to read it from")
 
 
 def part(text: str, words: str) -> str:
@@ -274,6 +279,9 @@ class Evidence:
         self.first: float | None = None
         self.last: float | None = None
         self.in_window = 0
+        # the line that starts at a place of the file being read (set while a regular file is
+        # scanned in ranges: its tapes name raw lines by place, see scanner.scan_range)
+        self.line_at: Callable[[int], bytes] = _no_lines
 
     # --- dispatch -------------------------------------------------------------------------
 
@@ -385,10 +393,11 @@ class Evidence:
                 v.last = ts
         return v
 
-    @staticmethod
-    def _example(bucket: list, raw: bytes) -> None:
+    def _example(self, bucket: list, raw: bytes | int) -> None:
         if len(bucket) < EXAMPLES:
-            bucket.append(raw.decode(errors="replace")[:2000])
+            # an int: a line by its place in the file (parallel.py ships no copy)
+            line = self.line_at(raw) if isinstance(raw, int) else raw
+            bucket.append(line.decode(errors="replace")[:2000])
 
     # --- handlers -------------------------------------------------------------------------
 
