@@ -17,6 +17,7 @@ The window's count and first/last commute and are summed here. Only used without
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -352,6 +353,33 @@ def _workload_keys(pairs: list) -> list:
     return out
 
 
+class SharedKeys(NamedTuple):
+    """A worker's run's workload table as the workloads it names for the first time (``new``):
+    the run's workload column indexes the worker's whole table (see share_keys)."""
+    worker: int
+    new: list
+
+
+def share_keys(ops: tuple, table: dict, worker: int) -> tuple:
+    """``ops`` with its workload table replaced by the workloads ``table`` (this worker's, over
+    the runs it scanned before, in order) does not hold yet, and its workload column by their
+    places in ``table``. A worker's runs reach the main process in the order it scanned them (a
+    pool hands out ranges in order, and they are applied in order), so each workload crosses
+    once per worker instead of once per run, and the main process looks none of them up again."""
+    keys = ops[7]
+    ids = np.empty(len(keys), np.int32)
+    new: list = []
+    for j, pair in enumerate(keys):
+        k = table.get(pair)
+        if k is None:
+            k = table[pair] = len(table)
+            new.append(pair)
+        ids[j] = k
+    # (with no workload in the run, the column holds only the zeros of operations without one)
+    wl = ids[np.asarray(ops[3], np.intp)] if len(keys) else ops[3]
+    return (*ops[:3], wl, *ops[4:7], SharedKeys(worker, new), *ops[8:])
+
+
 def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
     """Replay a run's operations in file order (the window is not set: ``seen`` commutes).
 
@@ -365,7 +393,12 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.first = lo
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
-    keys = _workload_keys(keys)
+    if type(keys) is SharedKeys:
+        table = ev.worker_keys.setdefault(keys.worker, [])
+        table += _workload_keys(keys.new)
+        keys = table
+    else:
+        keys = _workload_keys(keys)
     known = ~np.isnan(ts_a)
     # Evidence._minute of every time, None where there is none
     minutes = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64)

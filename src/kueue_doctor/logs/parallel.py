@@ -132,6 +132,16 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
             buf.close()
 
 
+# In a worker process: the workloads its tapes named so far (batch.share_keys); None elsewhere.
+_worker_keys: dict | None = None
+
+
+def _worker_start() -> None:
+    global _worker_keys
+    gc.enable()   # off in the main process while the Evidence grows (scanner.scan)
+    _worker_keys = {}
+
+
 def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool,
                fmt: str | None = None):
     """One range of a file: its line counts and its tape. A runtime's log (``fmt``) is
@@ -140,6 +150,11 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
     if not window:
         from .scanner import thin_examples
         thin_examples(tape)
+    if _worker_keys is not None:
+        from .batch import share_keys
+        from .scanner import _OPS
+        worker = os.getpid()
+        tape = [(_OPS, share_keys(e[1], _worker_keys, worker)) if e[0] == _OPS else e for e in tape]
     return stats, tape
 
 
@@ -196,6 +211,7 @@ def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int
         _scan_file(name, stream, stats, ev, workers, chunk_size, max_line, fmt)
     finally:
         ev.line_at = before
+        ev.worker_keys = {}   # a pool's workers only: the next file's may be given the same pids
 
 
 def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int | None,
@@ -218,7 +234,7 @@ def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int |
     # fork: workers start in milliseconds with everything already imported.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=gc.enable) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_start) as pool:
         todo = iter(ranges)
         pending: deque = deque()
         for a, b in todo:
