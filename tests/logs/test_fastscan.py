@@ -211,7 +211,8 @@ def test_a_cycles_duration_reads_as_float_reads_it(text):
 def _replay_lines(seed: int, n: int) -> list[str]:
     """Scheduler lines in random order over few queues and many workloads: heads made, retried,
     admitted and forgotten past the cap, reasons set, queues resolved from earlier lines, DRS
-    zero shares attributed, no-candidate storms."""
+    zero shares attributed, no-candidate storms; and lines read in Python between them, which
+    touch the same queues (the compiled replay sets what it holds back before each)."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
@@ -219,12 +220,12 @@ def _replay_lines(seed: int, n: int) -> list[str]:
         head = (rng.choice(["Level(-2)", "Level(-3)"]), ts)
         wl = f"job-{rng.randrange(3000)}"
         cq = rng.choice(["cq-a", "cq-b", "cq-a", ""])
-        kind = rng.choice(["requeued"] * 5 + ["admitted", "evaluated", "drs"])
+        kind = rng.choice(["requeued"] * 5 + ["admitted", "evaluated", "drs", "nocand"])
         msg = _TEMPLATES[kind][1]
         if kind == "requeued":
             reason = rng.choice(["PreemptionNoCandidates", "NoFit", ""])
             fields = (wl, "team-a", cq, "team-a", reason, rng.choice(["", "", "skipped"]))
-        elif kind == "admitted":
+        elif kind in ("admitted", "nocand"):   # nocand: a Python handler touching the same queues
             fields = (wl, "team-a", cq)
         elif kind == "evaluated":
             fields = (wl, "team-a", cq, "", rng.choice(["couldn't fit", ""]), "")
@@ -246,6 +247,20 @@ def test_the_compiled_replay_gives_the_pure_evidence(seed):
     queues = dict(state["queues"])
     assert len(queues["cq-a"]["heads"]) == 1000    # the cap was reached: heads were forgotten
     assert state["drs_zero"] and state["retries"]
+
+
+@needs_extension
+def test_a_line_read_in_python_sees_what_the_replay_did():
+    # the replay holds a queue's last time back; a handler between (here the last line) writes its own
+    lines = [_TEMPLATES[kind][0] % ("Level(-2)", f"2026-08-20T10:00:0{i}.5Z", _TEMPLATES[kind][1], i, "job-1",
+                                    "team-a", "cq-a", *extra)
+             for i, (kind, extra) in enumerate([("requeued", ("team-a", "NoFit", "")), ("admitted", ()),
+                                                ("nocand", ())])]
+    data = ("\n".join(lines) + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    q = dict(dict(state["queues"])["cq-a"])
+    assert (q["first"], q["last"], q["admitted"], q["no_candidates"]) == (1787220000.5, 1787220002.5, 1, 1)
 
 
 # --- built, used, and safe -----------------------------------------------------------------------

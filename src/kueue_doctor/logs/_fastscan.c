@@ -850,46 +850,156 @@ static struct {
     int op_event;
 } R;
 
-static int set_first_last(PyObject *q, PyObject *ts) {
-    /* Evidence._queue: the first time once, the last one each time */
-    PyObject *f = PyObject_GetAttr(q, R.first);
-    if (f == NULL) return -1;
-    int none = f == Py_None;
-    Py_DECREF(f);
-    if (none && PyObject_SetAttr(q, R.first, ts) < 0) return -1;
-    return PyObject_SetAttr(q, R.last, ts);
+/* A queue's parts a run touches, fetched once per run: its QueueStats (``q``) and the
+ * containers it never rebinds (heads, requeue, timeline, admit_times), the timeline's Counter of
+ * the last minute, and what the run wrote but not yet set on it: ``last`` (the last time) and
+ * ``admitted`` (how many). Python code may read or write the same queue in an OP_EVENT's
+ * handler: everything pending is set before each one (flush), so it sees what the loop did. */
+typedef struct {
+    PyObject *q, *heads, *requeue, *timeline, *admit_times, *minute_c, *last;
+    long long minute;
+    Py_ssize_t admitted;
+    int has_first;
+} qc_t;
+
+typedef struct {
+    qc_t *v;            /* open addressing on q's address; NULL q: empty */
+    Py_ssize_t cap, n;
+} qtab_t;
+
+static void qc_clear(qc_t *c) {
+    Py_CLEAR(c->q);
+    Py_CLEAR(c->heads);
+    Py_CLEAR(c->requeue);
+    Py_CLEAR(c->timeline);
+    Py_CLEAR(c->admit_times);
+    Py_CLEAR(c->minute_c);
+    Py_CLEAR(c->last);
 }
 
-/* obj[key] += 1 (a Counter, a defaultdict's Counter: a missing key reads as 0), or
- * obj.<key> += 1 with ``attr`` */
-static int bump(PyObject *obj, PyObject *key, int attr) {
-    PyObject *v = attr ? PyObject_GetAttr(obj, key) : PyObject_GetItem(obj, key);
-    if (v == NULL) return -1;
-    PyObject *w = PyNumber_Add(v, R.one);
-    Py_DECREF(v);
+/* What the loop wrote to ``c`` set on its QueueStats (Evidence._queue's last, admitted += n). */
+static int qc_flush(qc_t *c) {
+    if (c->last != NULL) {
+        int rc = PyObject_SetAttr(c->q, R.last, c->last);
+        Py_CLEAR(c->last);
+        if (rc < 0) return -1;
+    }
+    if (c->admitted) {
+        PyObject *v = PyObject_GetAttr(c->q, R.admitted), *w = NULL;
+        if (v != NULL) {
+            PyObject *n = PyLong_FromSsize_t(c->admitted);
+            w = n ? PyNumber_Add(v, n) : NULL;
+            Py_XDECREF(n);
+            Py_DECREF(v);
+        }
+        c->admitted = 0;
+        int rc = w == NULL ? -1 : PyObject_SetAttr(c->q, R.admitted, w);
+        Py_XDECREF(w);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+static int qtab_flush(qtab_t *t) {
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < t->cap; i++)
+        if (t->v[i].q != NULL && qc_flush(&t->v[i]) < 0) rc = -1;
+    return rc;
+}
+
+static void qtab_free(qtab_t *t) {
+    if (t->v == NULL) return;
+    for (Py_ssize_t i = 0; i < t->cap; i++) qc_clear(&t->v[i]);
+    PyMem_Free(t->v);
+    t->v = NULL;
+}
+
+static Py_ssize_t qtab_slot(qtab_t *t, PyObject *q) {
+    Py_ssize_t i = (Py_ssize_t)(((uintptr_t)q >> 4) * 0x9E3779B97F4A7C15ULL >> 20) & (t->cap - 1);
+    while (t->v[i].q != NULL && t->v[i].q != q) i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+/* The cache entry of queue ``q`` (made and filled on first use); NULL on a Python error. */
+static qc_t *qtab_get(qtab_t *t, PyObject *q) {
+    if (t->v == NULL || 2 * (t->n + 1) > t->cap) {
+        qtab_t bigger = {PyMem_Calloc((size_t)(t->cap ? 2 * t->cap : 64), sizeof(qc_t)), t->cap ? 2 * t->cap : 64, t->n};
+        if (bigger.v == NULL) { PyErr_NoMemory(); return NULL; }
+        for (Py_ssize_t i = 0; i < t->cap; i++)
+            if (t->v[i].q != NULL) bigger.v[qtab_slot(&bigger, t->v[i].q)] = t->v[i];
+        PyMem_Free(t->v);
+        *t = bigger;
+    }
+    qc_t *c = &t->v[qtab_slot(t, q)];
+    if (c->q != NULL) return c;
+    PyObject *first = PyObject_GetAttr(q, R.first);
+    if (first == NULL) return NULL;
+    c->has_first = first != Py_None;
+    Py_DECREF(first);
+    c->heads = PyObject_GetAttr(q, R.heads);
+    c->requeue = c->heads ? PyObject_GetAttr(q, R.requeue) : NULL;
+    c->timeline = c->requeue ? PyObject_GetAttr(q, R.timeline) : NULL;
+    c->admit_times = c->timeline ? PyObject_GetAttr(q, R.admit_times) : NULL;
+    if (c->admit_times == NULL || !PyDict_Check(c->heads) || !PyDict_Check(c->requeue) || !PyList_Check(c->admit_times)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "replay: a QueueStats of another shape");
+        qc_clear(c);
+        return NULL;
+    }
+    c->q = Py_NewRef(q);
+    t->n++;
+    return c;
+}
+
+/* Evidence._queue's first/last: the first time once, the last one each time (set at a flush) */
+static int qc_seen(qc_t *c, PyObject *ts) {
+    if (!c->has_first) {
+        if (PyObject_SetAttr(c->q, R.first, ts) < 0) return -1;
+        c->has_first = 1;
+    }
+    Py_XSETREF(c->last, Py_NewRef(ts));
+    return 0;
+}
+
+/* d[key] += 1 on a Counter (a dict: a missing key reads as 0, as Counter's __missing__ says) */
+static int count_in(PyObject *d, PyObject *key) {
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (v == NULL && PyErr_Occurred()) return -1;
+    PyObject *w = v == NULL ? Py_NewRef(R.one) : PyNumber_Add(v, R.one);
     if (w == NULL) return -1;
-    int rc = attr ? PyObject_SetAttr(obj, key, w) : PyObject_SetItem(obj, key, w);
+    int rc = PyDict_SetItem(d, key, w);
     Py_DECREF(w);
     return rc;
 }
 
-/* q.<attr>[key] += 1, or q.timeline[minute][label] += 1 */
-static int count_attr(PyObject *q, PyObject *attr, PyObject *key) {
-    PyObject *c = PyObject_GetAttr(q, attr);
-    if (c == NULL) return -1;
-    int rc = bump(c, key, 0);
-    Py_DECREF(c);
+/* obj.<attr> += 1 */
+static int bump(PyObject *obj, PyObject *attr) {
+    PyObject *v = PyObject_GetAttr(obj, attr);
+    if (v == NULL) return -1;
+    PyObject *w = PyNumber_Add(v, R.one);
+    Py_DECREF(v);
+    if (w == NULL) return -1;
+    int rc = PyObject_SetAttr(obj, attr, w);
+    Py_DECREF(w);
     return rc;
 }
 
-static int count_minute(PyObject *q, long long minute, PyObject *label) {
-    PyObject *tl = PyObject_GetAttr(q, R.timeline), *m = PyLong_FromLongLong(minute), *c = NULL;
-    int rc = -1;
-    if (tl != NULL && m != NULL && (c = PyObject_GetItem(tl, m)) != NULL) rc = bump(c, label, 0);
-    Py_XDECREF(tl);
-    Py_XDECREF(m);
-    Py_XDECREF(c);
-    return rc;
+/* q.timeline[minute][label] += 1 (the timeline a defaultdict: a new minute is made by it) */
+static int count_minute(qc_t *c, long long minute, PyObject *label) {
+    if (c->minute_c == NULL || c->minute != minute) {
+        PyObject *m = PyLong_FromLongLong(minute);
+        if (m == NULL) return -1;
+        PyObject *got = PyObject_GetItem(c->timeline, m);
+        Py_DECREF(m);
+        if (got == NULL) return -1;
+        if (!PyDict_Check(got)) {
+            Py_DECREF(got);
+            PyErr_SetString(PyExc_TypeError, "replay: a timeline minute is not a Counter");
+            return -1;
+        }
+        Py_XSETREF(c->minute_c, got);
+        c->minute = minute;
+    }
+    return count_in(c->minute_c, label);
 }
 
 static int truthy_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
@@ -905,7 +1015,9 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
                           &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
         return NULL;
-    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, **made = NULL;
+    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL;
+    qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
+    qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
     if (b_ts.len != n * 8 || b_min.len != n * 8 || b_cq.len != n * 4 || b_wl.len != n * 4 || b_aux.len != n * 4) {
         PyErr_SetString(PyExc_ValueError, "replay: columns of different lengths");
@@ -918,13 +1030,18 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     wcq = PyObject_GetAttr(ev, R.workload_cq);
     queues = PyObject_GetAttr(ev, R.queues);
     drs_zero = PyObject_GetAttr(ev, R.drs_zero);
-    made = PyMem_Calloc((size_t)n_texts + 1, sizeof(PyObject *));   /* text id -> its QueueStats */
+    made = PyMem_Calloc((size_t)n_texts + 1, sizeof(qc_t *));
     if (wcq == NULL || queues == NULL || drs_zero == NULL || made == NULL) goto done;
+    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero)) {
+        PyErr_SetString(PyExc_TypeError, "replay: workload_cq and drs_zero must be dicts");
+        goto done;
+    }
 #define TEXT(i) ((i) >= 0 && (i) < n_texts ? PyList_GET_ITEM(texts, (i)) : NULL)
     for (Py_ssize_t i = 0; i < n; i++) {
         int code = codes[i];
         if (code == R.op_event) {
             if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) goto bad_index;
+            if (qtab_flush(&tab) < 0) goto done;
             PyObject *r = PyObject_CallFunctionObjArgs(apply_event, ev, PyList_GET_ITEM(extras, auxs[i]), NULL);
             if (r == NULL) goto done;
             Py_DECREF(r);
@@ -984,7 +1101,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
             if (has_wl && truthy_str(cq) && PyDict_SetItem(wcq, wl, cq) < 0) goto done;
             continue;
         }
-        PyObject *q;   /* borrowed: made[] or the queues dict holds it */
+        qc_t *qc;
         PyObject *resolved = cq;
         if (has_wl && !truthy_str(cq)) {   /* Evidence.resolve_cq: the queue the workload was seen in */
             resolved = PyDict_GetItemWithError(wcq, wl);
@@ -992,80 +1109,83 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
                 if (PyErr_Occurred()) goto done;
                 resolved = PyList_GET_ITEM(texts, cqs[i]);   /* "" */
             }
-            PyObject *got = PyObject_GetItem(queues, resolved);   /* a defaultdict: made when missing */
-            if (got == NULL) goto done;
-            q = got;
-            Py_DECREF(got);
+            PyObject *q = PyObject_GetItem(queues, resolved);   /* a defaultdict: made when missing */
+            if (q == NULL) goto done;
+            qc = qtab_get(&tab, q);
+            Py_DECREF(q);
+            if (qc == NULL) goto done;
         } else {
             if (has_wl && PyDict_SetItem(wcq, wl, cq) < 0) goto done;
-            if (made[cqs[i]] == NULL && (made[cqs[i]] = PyObject_GetItem(queues, cq)) == NULL) goto done;
-            q = made[cqs[i]];
+            if (made[cqs[i]] == NULL) {
+                PyObject *q = PyObject_GetItem(queues, cq);
+                if (q == NULL) goto done;
+                made[cqs[i]] = qtab_get(&tab, q);
+                Py_DECREF(q);
+                if (made[cqs[i]] == NULL) goto done;
+            }
+            qc = made[cqs[i]];
         }
         PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
         if (ts == NULL) goto done;
         int rc = 0;
-        if (timed) rc = set_first_last(q, ts);
+        if (timed) rc = qc_seen(qc, ts);
         if (code == C.op_requeue) {   /* Evidence.requeued */
-            if (rc == 0) rc = count_attr(q, R.requeue, reason);
-            if (rc == 0 && timed) rc = count_minute(q, mins[i], R.tl_requeued);
+            if (rc == 0) rc = count_in(qc->requeue, reason);
+            if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_requeued);
             if (rc == 0 && has_wl) {
                 int storm = PyObject_RichCompareBool(reason, R.no_candidates, Py_EQ);
                 if (storm < 0) rc = -1;
                 if (storm > 0) {
                     PyObject *r = PyObject_CallMethodObjArgs(ev, R.retries, wl, resolved, ts, NULL);
                     if (r == NULL) rc = -1;
-                    else if (r != Py_None) rc = bump(r, R.requeues, 1);
+                    else if (r != Py_None) rc = bump(r, R.requeues);
                     Py_XDECREF(r);
                 }
-                PyObject *heads = rc == 0 ? PyObject_GetAttr(q, R.heads) : NULL;
-                PyObject *head = heads ? PyDict_GetItemWithError(heads, wl) : NULL;
+                PyObject *head = rc == 0 ? PyDict_GetItemWithError(qc->heads, wl) : NULL;
                 Py_XINCREF(head);
-                if (heads == NULL || (head == NULL && PyErr_Occurred())) rc = -1;
-                else if (head == NULL)
-                    head = PyObject_CallMethodObjArgs(q, R.new_head, wl, ts, R.heads_cap, NULL);
-                if (rc == 0 && (head == NULL || bump(head, R.attempts, 1) < 0
+                if (rc < 0 || (head == NULL && PyErr_Occurred())) rc = -1;
+                else if (head == NULL)   /* (new_head reads nothing the loop holds back) */
+                    head = PyObject_CallMethodObjArgs(qc->q, R.new_head, wl, ts, R.heads_cap, NULL);
+                if (rc == 0 && (head == NULL || bump(head, R.attempts) < 0
                                 || PyObject_SetAttr(head, R.requeue, reason) < 0
                                 || PyObject_SetAttr(head, R.last, ts) < 0))
                     rc = -1;
                 Py_XDECREF(head);
-                Py_XDECREF(heads);
             }
         } else if (code == C.op_admit) {   /* Evidence.admitted */
-            if (rc == 0 && timed) {
-                PyObject *times = PyObject_GetAttr(q, R.admit_times);
-                if (times == NULL || !PyList_Check(times)) rc = -1;
-                else if (PyList_GET_SIZE(times) < R.times_cap) rc = PyList_Append(times, ts);
-                Py_XDECREF(times);
-            }
-            if (rc == 0) rc = bump(q, R.admitted, 1);
-            if (rc == 0 && timed) rc = count_minute(q, mins[i], R.tl_admitted);
+            if (rc == 0 && timed && PyList_GET_SIZE(qc->admit_times) < R.times_cap)
+                rc = PyList_Append(qc->admit_times, ts);
+            qc->admitted++;
+            if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_admitted);
             if (rc == 0 && has_wl) {
-                PyObject *heads = PyObject_GetAttr(q, R.heads);
-                if (heads == NULL) rc = -1;
-                else if (PyDict_Contains(heads, wl) > 0) rc = PyDict_DelItem(heads, wl);
-                else if (PyErr_Occurred()) rc = -1;
-                Py_XDECREF(heads);
+                int in = PyDict_Contains(qc->heads, wl);
+                if (in < 0) rc = -1;
+                else if (in) rc = PyDict_DelItem(qc->heads, wl);
             }
         } else if (rc == 0 && has_wl) {   /* a head not nominated: its reason */
-            PyObject *heads = PyObject_GetAttr(q, R.heads);
-            PyObject *head = heads ? PyDict_GetItemWithError(heads, wl) : NULL;
-            if (heads == NULL || (head == NULL && PyErr_Occurred())) rc = -1;
+            PyObject *head = PyDict_GetItemWithError(qc->heads, wl);
+            if (head == NULL && PyErr_Occurred()) rc = -1;
             else if (head != NULL) rc = PyObject_SetAttr(head, R.reason, reason);
-            Py_XDECREF(heads);
         }
         Py_DECREF(ts);
         if (rc < 0) goto done;
     }
 #undef TEXT
+    if (qtab_flush(&tab) < 0) goto done;
     out = Py_NewRef(Py_None);
     goto done;
 bad_index:
     PyErr_SetString(PyExc_IndexError, "replay: an operation's index outside its table");
 done:
-    if (made != NULL) {
-        for (Py_ssize_t i = 0; i <= n_texts; i++) Py_XDECREF(made[i]);
-        PyMem_Free(made);
+    if (out == NULL && tab.v != NULL) {   /* keep the error, set what was done so far */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        qtab_flush(&tab);
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
     }
+    qtab_free(&tab);
+    PyMem_Free(made);
     Py_XDECREF(wcq);
     Py_XDECREF(queues);
     Py_XDECREF(drs_zero);

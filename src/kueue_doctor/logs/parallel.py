@@ -188,12 +188,10 @@ def _scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int
 def _lines_of(f):
     """Evidence.line_at over the open file ``f``: the line that starts at a place, without its
     newline (read again for the few that become examples; see scanner.scan_range's origin)."""
-    fd = f.fileno()
-
     def line_at(place: int) -> bytes:
         parts = []
         while True:
-            data = os.pread(fd, 1 << 16, place)
+            data = os.pread(f.fileno(), 1 << 16, place)
             i = data.find(b"\n")
             if i >= 0 or not data:
                 parts.append(data if i < 0 else data[:i])
