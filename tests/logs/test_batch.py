@@ -159,7 +159,7 @@ def test_the_frequent_lines_take_the_batch_path():
     per_line = codes.count(bytes([batch.OP_EVENT]))
     assert len(codes) > 20 * per_line > 0     # the no-candidates lines stay per line
     assert set(codes) == {batch.OP_ADMIT, batch.OP_REQUEUE, batch.OP_NOT_NOMINATED, batch.OP_DRS_ZERO,
-                          batch.OP_EVENT}
+                          batch.OP_EVENT, batch.OP_ASSUMED}
 
 
 def test_a_window_takes_the_per_line_path(tmp_path, monkeypatch):

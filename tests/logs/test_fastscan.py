@@ -227,6 +227,8 @@ def _replay_lines(seed: int, n: int) -> list[str]:
             fields = (wl, "team-a", cq, "team-a", reason, rng.choice(["", "", "skipped"]))
         elif kind in ("admitted", "nocand"):   # nocand: a Python handler touching the same queues
             fields = (wl, "team-a", cq)
+        elif kind == "evaluated" and rng.random() < 0.5:   # assumed, borrowing or not, in some queue
+            fields = (wl, "team-a", cq, "assumed", "", _BLOB % rng.choice(["1", "2", "-1"]))
         elif kind == "evaluated":
             fields = (wl, "team-a", cq, "", rng.choice(["couldn't fit", ""]), "")
         else:
@@ -247,6 +249,7 @@ def test_the_compiled_replay_gives_the_pure_evidence(seed):
     queues = dict(state["queues"])
     assert len(queues["cq-a"]["heads"]) == 1000    # the cap was reached: heads were forgotten
     assert state["drs_zero"] and state["retries"]
+    assert dict(state["borrowing"]).keys() == {"cq-a", "cq-b"}   # assumed while borrowing, as operations
 
 
 @needs_extension
@@ -339,3 +342,21 @@ def test_mangled_frequent_lines_never_crash_the_extension():
         fast.scan(buf, 0, len(buf))
         fast.odd(buf, 0, len(buf))
         fast.scan(buf, 0, rng.randrange(len(buf) + 1))
+
+
+@needs_extension
+def test_an_assumed_workload_marks_its_queue_borrowing_once():
+    # Evidence.evaluated of "assumed": only a positive Borrowing counts, the first time per queue,
+    # in the queue the line names or (none named) the one its workload was last seen in
+    def evaluated(i, wl, cq, borrowing):
+        return _TEMPLATES["evaluated"][0] % ("Level(-3)", f"2026-08-20T10:00:0{i}.5Z", _TEMPLATES["evaluated"][1], i,
+                                             wl, "team-a", cq, "assumed", "", _BLOB % borrowing)
+    admitted = _TEMPLATES["admitted"][0] % ("Level(-2)", "2026-08-20T10:00:00.1Z", _TEMPLATES["admitted"][1], 0,
+                                            "job-2", "team-a", "cq-b")
+    lines = [admitted, evaluated(1, "job-1", "cq-a", "-1"), evaluated(2, "job-1", "cq-a", "1"),
+             evaluated(3, "job-1", "cq-a", "2"), evaluated(4, "job-2", "", "1")]
+    data = ("\n".join(lines) + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    for compiled in (True, False):
+        _, state = _state(data, [len(data)], compiled, True)
+        assert dict(state["borrowing"]) == {"cq-a": 1787220002.5, "cq-b": 1787220004.5}

@@ -844,10 +844,10 @@ static PyObject *fs_longest(PyObject *self, PyObject *args) {
  * Evidence's caps and labels from the config dict (signatures.py, logvocab.py). */
 static struct {
     PyObject *first, *last, *requeue, *timeline, *heads, *admitted, *admit_times, *new_head, *attempts,
-        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example;
+        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing;
     PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero;
     Py_ssize_t times_cap, examples;
-    int op_event;
+    int op_event, op_assumed;
 } R;
 
 /* A queue's parts a run touches, fetched once per run: its QueueStats (``q``) and the
@@ -1015,7 +1015,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
                           &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
         return NULL;
-    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL;
+    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL;
     qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
     qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
@@ -1030,10 +1030,11 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     wcq = PyObject_GetAttr(ev, R.workload_cq);
     queues = PyObject_GetAttr(ev, R.queues);
     drs_zero = PyObject_GetAttr(ev, R.drs_zero);
+    borrowing = PyObject_GetAttr(ev, R.borrowing);
     made = PyMem_Calloc((size_t)n_texts + 1, sizeof(qc_t *));
-    if (wcq == NULL || queues == NULL || drs_zero == NULL || made == NULL) goto done;
-    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero)) {
-        PyErr_SetString(PyExc_TypeError, "replay: workload_cq and drs_zero must be dicts");
+    if (wcq == NULL || queues == NULL || drs_zero == NULL || borrowing == NULL || made == NULL) goto done;
+    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero) || !PyDict_Check(borrowing)) {
+        PyErr_SetString(PyExc_TypeError, "replay: workload_cq, drs_zero and borrowing must be dicts");
         goto done;
     }
 #define TEXT(i) ((i) >= 0 && (i) < n_texts ? PyList_GET_ITEM(texts, (i)) : NULL)
@@ -1050,6 +1051,30 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         if (wls[i] < 0 || wls[i] >= PyList_GET_SIZE(keys)) goto bad_index;
         PyObject *wl = PyList_GET_ITEM(keys, wls[i]);   /* a WorkloadKey or None */
         int has_wl = wl != Py_None, timed = !isnan(tss[i]);
+        if (code == R.op_assumed) {   /* Evidence.evaluated of an assumed workload: resolve_cq, borrowing */
+            PyObject *cq = TEXT(cqs[i]);
+            if (cq == NULL) goto bad_index;
+            if (has_wl) {
+                if (truthy_str(cq)) {
+                    if (PyDict_SetItem(wcq, wl, cq) < 0) goto done;
+                } else {
+                    PyObject *got = PyDict_GetItemWithError(wcq, wl);
+                    if (got == NULL && PyErr_Occurred()) goto done;
+                    if (got != NULL) cq = got;
+                }
+            }
+            if (auxs[i] && PyObject_IsTrue(cq)) {
+                int in = PyDict_Contains(borrowing, cq);
+                if (in < 0) goto done;
+                if (!in) {
+                    PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+                    int rc = ts == NULL ? -1 : PyDict_SetItem(borrowing, cq, ts);
+                    Py_XDECREF(ts);
+                    if (rc < 0) goto done;
+                }
+            }
+            continue;
+        }
         if (code == C.op_drs_zero) {   /* Evidence.drs_value of a zero share */
             if (!has_wl) continue;
             PyObject *cq = PyDict_GetItemWithError(wcq, wl);
@@ -1189,6 +1214,7 @@ done:
     Py_XDECREF(wcq);
     Py_XDECREF(queues);
     Py_XDECREF(drs_zero);
+    Py_XDECREF(borrowing);
     PyBuffer_Release(&b_code);
     PyBuffer_Release(&b_ts);
     PyBuffer_Release(&b_min);
@@ -1201,10 +1227,10 @@ done:
 static int configure_replay(PyObject *cfg) {
     const char *names[] = {"first", "last", "requeue", "timeline", "heads", "admitted", "admit_times", "new_head",
                            "attempts", "reason", "requeues", "workload_cq", "queues", "drs_zero", "_retries",
-                           "_example"};
+                           "_example", "borrowing"};
     PyObject **slots[] = {&R.first, &R.last, &R.requeue, &R.timeline, &R.heads, &R.admitted, &R.admit_times,
                           &R.new_head, &R.attempts, &R.reason, &R.requeues, &R.workload_cq, &R.queues,
-                          &R.drs_zero, &R.retries, &R.example};
+                          &R.drs_zero, &R.retries, &R.example, &R.borrowing};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (*slots[i] == NULL && (*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) return -1;
     const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap"};
@@ -1216,7 +1242,7 @@ static int configure_replay(PyObject *cfg) {
     }
     int times_cap, examples;
     if (get_int(cfg, "times_cap", &times_cap) < 0 || get_int(cfg, "examples", &examples) < 0
-        || get_int(cfg, "op_event", &R.op_event) < 0)
+        || get_int(cfg, "op_event", &R.op_event) < 0 || get_int(cfg, "op_assumed", &R.op_assumed) < 0)
         return -1;
     R.times_cap = times_cap;
     R.examples = examples;

@@ -34,7 +34,7 @@ from ..kueue.logvocab import (
 from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
 from .timeparse import parse_ts
 
-OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT = range(5)
+OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED = range(6)
 EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
@@ -216,6 +216,18 @@ class Run:
             self.extras.extend(e for _, e in placed)
             self.add([p for p, _ in placed], OP_EVENT, np.full(len(placed), np.nan),
                      aux=np.arange(first, first + len(placed), dtype=np.int32))
+
+    def assumed(self, found: list) -> None:
+        """(place, ts, cq, namespace, name, borrowing > 0) of evaluations with status "assumed"
+        (the per-line path read them): what Evidence.evaluated does with one is an operation."""
+        if found:
+            places, ts, cqs, ns, names, positive = zip(*found, strict=True)
+            ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
+            self.seen(ts_a)
+            self.add(places, OP_ASSUMED, ts_a, self.text_ids([c.encode() for c in cqs]),
+                     self.ids([(a.encode(), b.encode()) for a, b in zip(ns, names, strict=True)],
+                              self.workloads, self.keys, _workload),
+                     np.array(positive, np.int32))
 
     def tape(self, origin: int | None = None) -> tuple | None:
         """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
@@ -416,6 +428,7 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
         mins[i] = None
     wcq = ev.workload_cq
     queues = ev.queues
+    borrowing = ev.borrowing
     drs_zero = ev.drs_zero
     example = ev._example
     retries = ev._retries
@@ -425,6 +438,16 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             apply_event(ev, extras[x])
             continue
         wl = keys[w]
+        if code == OP_ASSUMED:   # Evidence.evaluated of an assumed workload: resolve_cq, borrowing
+            cq = texts[c]
+            if wl is not None:
+                if cq:
+                    wcq[wl] = cq
+                else:
+                    cq = wcq.get(wl, "")
+            if x and cq and cq not in borrowing:
+                borrowing[cq] = ts
+            continue
         if code == OP_DRS_ZERO:
             cq = wcq.get(wl, "") if wl is not None else ""
             if cq:   # Evidence.drs_value of a zero share

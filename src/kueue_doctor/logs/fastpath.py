@@ -128,6 +128,7 @@ def _config() -> dict:
         "no_candidates_reason": REQUEUE_PREEMPTION_NO_CANDIDATES,
         "timeline_requeued": "requeued", "timeline_admitted": "admitted",
         "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": batch.OP_EVENT,
+        "op_assumed": batch.OP_ASSUMED,
         "ts_fallback": _ts,
         "base_of": batch._base,
     }

@@ -629,6 +629,15 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
     _place_rest(buf, [(i, line, *spans[i]) for i, line in rest], run, stats, tape, ascii_, conflicts)
 
 
+def _is_assumed(e: tuple, place: int, assumed: list) -> bool:
+    """Whether the event ``e`` is an evaluation with status "assumed" (and a number for its
+    borrowing): then it becomes an operation of the run (batch.Run.assumed), added to ``assumed``."""
+    if e[0] != _EV_EVAL or e[5] != STATUS_ASSUMED or type(e[7]) not in (int, float):
+        return False
+    assumed.append((place, e[1], e[2], e[3], e[4], e[7] > 0))
+    return True
+
+
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
                 conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
@@ -637,6 +646,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     the (places, durations) of the cycles' lines the extension read, each joining the durations
     at its place (their sum depends on their order)."""
     placed: list = []
+    assumed: list = []
     durations: list = []
     at, ds = cycles if cycles is not None else ([], [])
     cut = 0
@@ -653,18 +663,20 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                     conflict = conflicts and _CONFLICT in line
                     if kind == _DRS and not e[2] and not conflict:
                         placed.append((i, (_SEEN, [e[1]])))
-                    else:
+                    elif conflict or not _is_assumed(e, i, assumed):
                         placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
                     continue
         elif kind in _FAST_KINDS:
             # off its batch's shape, at an error level, or an evaluation other than "not nominated"
             e = _fast(line, kind, False)
             if e is not None:
-                placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
+                if not _is_assumed(e, i, assumed):
+                    placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
                 continue
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
     durations.extend(ds[cut:])
     run.events(placed)
+    run.assumed(assumed)
     ops = run.tape(origin)
     if ops is not None:
         tape.append((_OPS, ops))
