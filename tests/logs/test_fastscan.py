@@ -360,3 +360,26 @@ def test_an_assumed_workload_marks_its_queue_borrowing_once():
     for compiled in (True, False):
         _, state = _state(data, [len(data)], compiled, True)
         assert dict(state["borrowing"]) == {"cq-a": 1787220002.5, "cq-b": 1787220004.5}
+
+
+@needs_extension
+def test_cycle_durations_add_up_as_python_adds_them():
+    from kueue_doctor.logs import signatures
+
+    rng = random.Random(11)
+    pool = [0.0, -0.0, 1.0, 1.0000001, 0.1, 1e-300, 1e300, -2.5, float("inf"), float("-inf"), float("nan")]
+    for case in range(400):
+        runs = [[rng.choice(pool) if rng.random() < 0.3 else rng.expovariate(3.0) for _ in range(rng.randrange(40))]
+                for _ in range(3)]
+        if case % 50 == 0:
+            runs[1].append(2)   # an int: the Python loop adds that run
+        got, want = Evidence(), Evidence()
+        for ds in runs:
+            got.durations(ds)
+            saved, signatures._summed = signatures._summed, None
+            try:
+                want.durations(ds)
+            finally:
+                signatures._summed = saved
+        pairs = [(getattr(got, k), getattr(want, k)) for k in ("cycles", "cycle_total", "cycle_max", "cycle_slow")]
+        assert all(repr(a) == repr(b) and type(a) is type(b) for a, b in pairs), (runs, pairs)

@@ -1251,7 +1251,31 @@ static int configure_replay(PyObject *cfg) {
     return 0;
 }
 
+/* durations(ds, n, total, top, slow): Evidence.durations's loop over a list of floats, with the
+ * same double arithmetic in the same order; None when an item is not a float (Python adds it). */
+static PyObject *fs_durations(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ds;
+    Py_ssize_t n, slow;
+    double total, top;
+    if (!PyArg_ParseTuple(args, "Onddn", &ds, &n, &total, &top, &slow)) return NULL;
+    if (!PyList_CheckExact(ds) && !PyTuple_CheckExact(ds)) Py_RETURN_NONE;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(ds);
+    PyObject **items = PySequence_Fast_ITEMS(ds);
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (!PyFloat_CheckExact(items[i])) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double d = PyFloat_AS_DOUBLE(items[i]);
+        n++;
+        total += d;
+        if (d > top) top = d;
+        if (d > 1.0) slow++;
+    }
+    return Py_BuildValue("(nddn)", n, total, top, slow);
+}
+
 static PyMethodDef METHODS[] = {
+    {"durations", fs_durations, METH_VARARGS, "Evidence.durations over a list or tuple of floats."},
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
