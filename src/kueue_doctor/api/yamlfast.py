@@ -33,6 +33,8 @@ from typing import Any
 
 import yaml
 
+from ..forking import threads_stopped
+
 _fast: Any
 try:  # without the accelerator every text goes to PyYAML
     import fast_yaml as _fast
@@ -201,9 +203,17 @@ def usable_cores() -> int:
 
 
 def _can_fork(cores: int) -> bool:
-    # forking a process that runs other threads (``serve``) may copy a lock some thread holds
-    return _fast is not None and cores >= 2 and "fork" in mp.get_all_start_methods() \
-        and threading.active_count() == 1
+    # forking a process that runs other threads (``serve``) may copy a lock some thread holds; a
+    # progress spinner's thread is stopped for the fork (forking.py)
+    with threads_stopped():
+        return _fast is not None and cores >= 2 and "fork" in mp.get_all_start_methods() \
+            and threading.active_count() == 1
+
+
+def _fork_pool(ctx: Any, processes: int, cores: int) -> Any:
+    """A Pool of forked workers, made while no other thread runs; None where that cannot be."""
+    with threads_stopped():
+        return ctx.Pool(processes) if _can_fork(cores) else None
 
 
 def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
@@ -220,7 +230,10 @@ def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
     head, spans = split
     _text = text
     try:
-        with mp.get_context("fork").Pool(len(spans) - 1) as pool:
+        pool = _fork_pool(mp.get_context("fork"), len(spans) - 1, cores)
+        if pool is None:
+            return None
+        with pool:
             pending = pool.map_async(_worker_part, spans[1:])
             first = _decode_part(spans[0])
             rest = pending.get()
@@ -300,11 +313,14 @@ def _streamed_parts(text: str, spans: list[tuple[int, int]], cores: int) -> Gene
     try:
         _claims = ctx.Array("b", len(spans))
         # one worker fewer than cores: this process builds the objects (and decodes when idle)
-        pool = ctx.Pool(max(1, cores - 1))
+        pool = _fork_pool(ctx, max(1, cores - 1), cores)
     except Exception:  # no worker here (a daemon, a process limit)
         raise NotFast from None
     finally:
         _text, _spans = "", []
+    if pool is None:   # another thread started meanwhile
+        _claims = None
+        raise NotFast
     claims = _claims
     mine: dict[int, list[Any]] = {}   # parts this process decoded, by index
     back = len(spans) - 1             # the next part to claim from the end

@@ -3,10 +3,23 @@ the phase, or a bar where the amount of work is known. Silent when stderr is not
 files, cron mail and CI logs get only the result."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .output import progress_wanted
+
+
+def _stopper(shown, live) -> Callable[[], None]:
+    """``shown.stop`` that also waits for ``live``'s refresh thread to end (rich only tells it to):
+    a fork (forking.py) checks that no other thread runs. Where rich keeps it elsewhere, the
+    thread is not waited for, and the fork is not made."""
+    def stop() -> None:
+        thread = getattr(live, "_refresh_thread", None)
+        shown.stop()
+        if isinstance(thread, threading.Thread):
+            thread.join()
+    return stop
 
 
 @contextmanager
@@ -14,8 +27,10 @@ def phase(text: str) -> Iterator[None]:
     if not progress_wanted():
         yield
         return
+    from ..forking import pausable
     from ..report.text import console
-    with console(stderr=True).status(text, spinner="dots"):
+    with console(stderr=True).status(text, spinner="dots") as status, \
+            pausable(_stopper(status, status._live), status.start):
         yield
 
 
@@ -27,8 +42,9 @@ def bar(text: str, total: float) -> Iterator[Callable[[float], None]]:
         return
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+    from ..forking import pausable
     from ..report.text import console
     with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn(),
-                  console=console(stderr=True), transient=True) as p:
+                  console=console(stderr=True), transient=True) as p, pausable(_stopper(p, p.live), p.start):
         task = p.add_task(text, total=total)
         yield lambda done: p.update(task, completed=min(done, total))

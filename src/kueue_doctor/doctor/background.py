@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO, Generic, TypeVar
 
+from ..forking import threads_stopped
+
 T = TypeVar("T")
 
 
@@ -44,15 +46,16 @@ class Background(Generic[T]):
         self._fn = fn
         self._pid = 0
         self._out: BinaryIO | None = None
-        # forking a process that runs other threads may copy a lock some thread holds
-        if not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
-            return
-        out = _scratch()
-        try:
-            pid = os.fork()
-        except OSError:   # a process limit: compute it here
-            out.close()
-            return
+        with threads_stopped():   # a spinner's thread (forking.py)
+            # forking a process that runs other threads may copy a lock some thread holds
+            if not hasattr(os, "fork") or _cores() < 2 or threading.active_count() > 1:
+                return
+            out = _scratch()
+            try:
+                pid = os.fork()
+            except OSError:   # a process limit: compute it here
+                out.close()
+                return
         if pid == 0:   # the child: compute, leave the result, and exit without running any exit handler
             gc.disable()   # short-lived: a collection would only copy the parent's pages
             try:

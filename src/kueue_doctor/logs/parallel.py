@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import cast
 
 from ..errors import InputError
+from ..forking import threads_stopped
 from .brief import Unwrapper, complete_line
 from .reader import ReadStats, chunks
 from .signatures import Evidence
@@ -235,10 +236,11 @@ def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int |
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_start) as pool:
         todo = iter(ranges)
         pending: deque = deque()
-        for a, b in todo:
-            pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window, fmt))
-            if len(pending) >= workers * IN_FLIGHT:
-                break
+        with threads_stopped():   # the workers are forked as the first ranges are handed out
+            for a, b in todo:
+                pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window, fmt))
+                if len(pending) >= workers * IN_FLIGHT:
+                    break
         while pending:
             part, tape = pending.popleft().result()
             nxt = next(todo, None)
