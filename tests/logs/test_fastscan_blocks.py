@@ -159,3 +159,35 @@ def test_a_message_at_the_end_of_a_run_without_its_newline(vector):
         assert got[0] == 1 and [k for _, _, k in got[14]] == [4], n
         assert _scan(vector, data, 0, len(data) - len('ongoing"}'))[14] == []   # the message cut
         assert _scan(vector, data, 0, len(data) - 2)[14] == []   # by its last byte only
+
+
+@needs_extension
+@pytest.mark.parametrize("size", [1, 20, 47, 48, 49, 200])
+def test_each_distinct_workload_is_one_key_whatever_its_length(size):
+    # the table keeps a value in its slot where it fits, else beside it: either way one id each
+    fast = fastpath.module()
+    names = ["a" * size, "b" * size, "a" * (size + 1), "a" * size + "/", "a" * (size - 1) + "c"]
+    lines = [_requeued(names[i % len(names)]) for i in range(40)]
+    got = _scan(fast, ("\n".join(lines) + "\n").encode())
+    assert len(got[1]) == 40
+    assert sorted(got[9]) == sorted(("team-a", n) for n in names)
+
+
+@needs_extension
+def test_values_whose_hashes_collide_keep_their_own_ids():
+    # every hash made 0: only the comparison of the bytes (and their split) tells values apart
+    fast = fastpath.module()
+    names = ["a" * n for n in (1, 2, 47, 48, 49, 60)] + ["ab", "ba", "b" * 48]
+    lines = [_requeued(names[i % len(names)]) for i in range(60)]
+    lines += [_TEMPLATES["requeued"][0] % ("Level(-2)", "2026-08-20T10:00:00.5Z", "Workload re-queued", 1, name,
+                                           ns, "cq-a", "team-a", "NoFit", "")
+              for ns, name in (("team-a", "xyz"), ("team-a", "x"), ("team-ax", ""), ("team-", "ax"), ("", "team-ax"))]
+    data = ("\n".join(lines) + "\n").encode() + _log("scheduler", 1 << 17, seed=29, bent=0.05)
+    want = _scan(fast, data)
+    try:
+        fast.configure({**fastpath._config(), "hash_mask": 0})
+        got = _scan(fast, data)
+    finally:
+        fast.configure(fastpath._config())
+    assert pickle.dumps(got) == pickle.dumps(want)
+    assert len(set(want[9])) > len(names)   # the names, the pairs and the mix's own

@@ -15,6 +15,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#define HAVE_VECTOR 1   /* SSE2, which every x86-64 has; AVX2 where the CPU has it */
+#include <immintrin.h>
+#endif
 
 typedef struct { const char *p; Py_ssize_t n; } lit_t;
 
@@ -52,6 +56,7 @@ static struct {
     struct { lit_t n; int o[3]; unsigned char c[3]; } filt[3];   /* the scan's needles (N_MSG ...) */
     int reach;                   /* the farthest byte a needle's filter reads, from its start */
     int vector;                  /* the blocks' masks: 2 AVX2, 1 SSE2, 0 byte by byte */
+    uint64_t hash_mask;          /* all ones; the tests make every value collide with 0 */
     int n_levels;
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
@@ -101,6 +106,15 @@ static inline int eqn(const char *a, const char *b, Py_ssize_t n) {
         memcpy(&y, b + n - 8, 8);
         return x == y;
     }
+    if (n >= 4) {   /* the first 4 and the last 4 */
+        uint32_t u, v;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v) return 0;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
     for (Py_ssize_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
@@ -121,6 +135,17 @@ static inline int ch(const char **p, const char *e, char c) {
 /* A value of [^"\\\x00-\x1f]* (ASCII only: the line was checked) and its closing quote. */
 static inline int sq(const char **p, const char *e, const char **s, Py_ssize_t *n) {
     const char *q = *p;
+    /* 8 bytes a step to the first that may end or spoil the value ('"', '\\', < 0x20: each test
+     * finds such a byte where there is one, and may flag its neighbours above it, which the byte
+     * loop below then reads one by one) */
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    for (; e - q >= 8; q += 8) {
+        uint64_t x, y, z;
+        memcpy(&x, q, 8);
+        y = x ^ (ones * '"');
+        z = x ^ (ones * '\\');
+        if ((((y - ones) & ~y) | ((z - ones) & ~z) | ((x - ones * 0x20) & ~x)) & highs) break;
+    }
     while (q < e) {
         unsigned char c = (unsigned char)*q;
         if (c == '"') {
@@ -205,17 +230,40 @@ static int is_error_level(const char *s, Py_ssize_t n) {
     return 0;
 }
 
+/* The first needle in [hay, end): starts where its second and last bytes are in place (the
+ * first of a key is a quote, everywhere in JSON), 16 a step by SSE2, each compared whole
+ * (glibc's memmem took longer to set up than to search a line). */
 static const char *find(const char *hay, const char *end, lit_t needle) {
-    if (end - hay < needle.n) return NULL;
-    return memmem(hay, (size_t)(end - hay), needle.p, (size_t)needle.n);
+    Py_ssize_t n = needle.n;
+    if (end - hay < n) return NULL;
+    if (n < 3) return memmem(hay, (size_t)(end - hay), needle.p, (size_t)n);
+    const char *p = hay;
+#if defined(HAVE_VECTOR)
+    __m128i second = _mm_set1_epi8(needle.p[1]), last = _mm_set1_epi8(needle.p[n - 1]);
+    for (; end - p >= n + 15; p += 16) {   /* the loads' last byte: p + n + 14 */
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), second),
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + n - 1)), last)));
+        for (; mask; mask &= mask - 1)
+            if (eqn(p + __builtin_ctz(mask), needle.p, n)) return p + __builtin_ctz(mask);
+    }
+#endif
+    for (; end - p >= n; p++)
+        if (p[1] == needle.p[1] && eqn(p, needle.p, n)) return p;
+    return NULL;
 }
 
 /* --- the state of one call ------------------------------------------------------------------- */
 
-/* A table from a value's bytes (one or two pieces of the buffer, alive for the call) to its id:
- * the Python objects are made once per distinct value, not once per line. */
-typedef struct { const char *a, *b; Py_ssize_t an, bn; uint64_t h; int32_t id; } slot_t;
-typedef struct { slot_t *s; Py_ssize_t cap, n; } table_t;
+/* A table from a value's bytes (one or two pieces) to its id: the Python objects are made once
+ * per distinct value, not once per line. A slot is one cache line holding the value's bytes
+ * where they fit (else its table's own copy of them: their lengths, then them), so a lookup is
+ * one miss, which the caller can start early (table_prefetch): comparing with the value's first
+ * place in the buffer, read long before, was two misses a line. */
+#define SLOT_BYTES 48
+#define SLOT_FAR 0xFFFF          /* an, bn of a value kept in the table's bytes, at v's offset */
+typedef struct { uint64_t h; int32_t id; uint16_t an, bn; char v[SLOT_BYTES]; } slot_t;
+typedef struct { slot_t *s; void *raw; Py_ssize_t cap, n; vec_t bytes; } table_t;
 
 /* 8 bytes a step (FNV's byte a step was a tenth of the scan); the lengths go in too, so "ab"+"c"
  * and "a"+"bc" differ (the slot compares both pieces anyway: a collision only costs time) */
@@ -233,40 +281,76 @@ static inline uint64_t hash_piece(uint64_t h, const char *s, Py_ssize_t n) {
     return h ^ (h >> 32);
 }
 
-static uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    return hash_piece(hash_piece(0x243F6A8885A308D3ULL ^ (uint64_t)an, a, an), b, bn);
+static inline uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    return hash_piece(hash_piece(0x243F6A8885A308D3ULL ^ (uint64_t)an, a, an), b, bn) & C.hash_mask;
 }
 
-/* The slot of the value: found (its id >= 0) or empty (id -1), to be filled by the caller. */
-static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    if (2 * (t->n + 1) > t->cap) {
-        Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
-        slot_t *s = PyMem_Calloc((size_t)cap, sizeof(slot_t));
-        if (s == NULL) { PyErr_NoMemory(); return NULL; }
-        for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
-        for (Py_ssize_t i = 0; i < t->cap; i++) {
-            if (t->s[i].id < 0) continue;
-            Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
-            while (s[j].id >= 0) j = (j + 1) & (cap - 1);
-            s[j] = t->s[i];
-        }
-        PyMem_Free(t->s);
-        t->s = s;
-        t->cap = cap;
+static inline void table_prefetch(const table_t *t, uint64_t h) {
+    if (t->cap) __builtin_prefetch(&t->s[h & (uint64_t)(t->cap - 1)]);
+}
+
+static int table_grow(table_t *t) {
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+    void *raw = PyMem_Malloc((size_t)cap * sizeof(slot_t) + 64);
+    if (raw == NULL) { PyErr_NoMemory(); return -1; }
+    slot_t *s = (slot_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);   /* a slot a cache line */
+    for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
+    for (Py_ssize_t i = 0; i < t->cap; i++) {
+        if (t->s[i].id < 0) continue;
+        Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
+        while (s[j].id >= 0) j = (j + 1) & (cap - 1);
+        s[j] = t->s[i];
     }
-    uint64_t h = hash2(a, an, b, bn);
+    PyMem_Free(t->raw);
+    t->raw = raw;
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* The slot of the value (h its hash2): found (its id >= 0) or empty (id -1), to be filled by the caller. */
+static slot_t *table_slot_h(table_t *t, uint64_t h, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    if (2 * (t->n + 1) > t->cap && table_grow(t) < 0) return NULL;
+    int near = an + bn <= SLOT_BYTES;
     Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
     for (;;) {
         slot_t *x = &t->s[j];
         if (x->id < 0) {
-            x->a = a; x->an = an; x->b = b; x->bn = bn; x->h = h;
+            x->h = h;
+            if (near) {
+                x->an = (uint16_t)an;
+                x->bn = (uint16_t)bn;
+                memcpy(x->v, a, (size_t)an);
+                memcpy(x->v + an, b, (size_t)bn);
+            } else {
+                Py_ssize_t off = t->bytes.n;
+                x->an = x->bn = SLOT_FAR;
+                memcpy(x->v, &off, sizeof off);
+                if (vec_push(&t->bytes, &an, sizeof an) < 0 || vec_push(&t->bytes, &bn, sizeof bn) < 0
+                    || vec_push(&t->bytes, a, an) < 0 || vec_push(&t->bytes, b, bn) < 0)
+                    return NULL;
+            }
             t->n++;
             return x;
         }
-        if (x->h == h && x->an == an && x->bn == bn && eqn(x->a, a, an) && eqn(x->b, b, bn))
-            return x;
+        if (x->h == h) {
+            if (near) {
+                if (x->an == an && x->bn == bn && eqn(x->v, a, an) && eqn(x->v + an, b, bn)) return x;
+            } else if (x->an == SLOT_FAR) {
+                Py_ssize_t off, vn[2];
+                memcpy(&off, x->v, sizeof off);
+                const char *v = t->bytes.p + off;
+                memcpy(vn, v, sizeof vn);
+                v += sizeof vn;
+                if (vn[0] == an && vn[1] == bn && eqn(v, a, an) && eqn(v + an, b, bn)) return x;
+            }
+        }
         j = (j + 1) & (t->cap - 1);
     }
+}
+
+static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    return table_slot_h(t, hash2(a, an, b, bn), a, an, b, bn);
 }
 
 typedef struct {
@@ -284,9 +368,11 @@ typedef struct {
 static void state_free(state_t *st) {
     vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
-    PyMem_Free(st->t_text.s);
-    PyMem_Free(st->t_pair.s);
-    PyMem_Free(st->t_wltext.s);
+    table_t *t[] = {&st->t_text, &st->t_pair, &st->t_wltext};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        PyMem_Free(t[i]->raw);
+        PyMem_Free(t[i]->bytes.p);
+    }
     Py_XDECREF(st->texts);
     Py_XDECREF(st->keys);
     Py_XDECREF(st->extras);
@@ -312,9 +398,10 @@ static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
     return fill(x, PyUnicode_DecodeASCII(s, n, "strict"), st->texts);
 }
 
-/* batch._workload: (namespace, name) as str, ("", "") when either is empty */
-static int32_t pair_id(state_t *st, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
-    slot_t *x = table_slot(&st->t_pair, ns, nsn, name, namen);
+/* batch._workload: (namespace, name) as str, ("", "") when either is empty; h: the pair's hash2,
+ * which the caller took, and prefetched its slot, as soon as it had read the pair */
+static int32_t pair_id(state_t *st, uint64_t h, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
+    slot_t *x = table_slot_h(&st->t_pair, h, ns, nsn, name, namen);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
     PyObject *v = (nsn == 0 || namen == 0) ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", ns, nsn, name, namen);
@@ -406,9 +493,11 @@ static int taken_at(state_t *st, const char *ts, Py_ssize_t tsn, double *t) {
 static int take_admitted(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq;
     Py_ssize_t lvn, tsn, namen, nsn, cqn;
-    if (!head(&p, e, LIT(L_M_ADMITTED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !cohorts(&p, e) || !lit(&p, e, LIT(L_ASSIGNMENTS)))
+    if (!head(&p, e, LIT(L_M_ADMITTED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!cohorts(&p, e) || !lit(&p, e, LIT(L_ASSIGNMENTS))) return 0;
     if (!ch(&p, e, ']')) {
         for (;;) {
             if (!assignment(&p, e)) return 0;
@@ -419,16 +508,18 @@ static int take_admitted(state_t *st, const char *ls, const char *e, int64_t pla
     if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen), 0)
+    return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen), 0)
            < 0 ? -1 : 1;
 }
 
 static int take_requeued(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq, *reason, *status;
     Py_ssize_t lvn, tsn, namen, nsn, cqn, reasonn, statusn;
-    if (!head(&p, e, LIT(L_M_REQUEUED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !lit(&p, e, LIT(L_QUEUE)) || !sq(&p, e, NULL, NULL))
+    if (!head(&p, e, LIT(L_M_REQUEUED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!lit(&p, e, LIT(L_QUEUE)) || !sq(&p, e, NULL, NULL)) return 0;
     if (lit(&p, e, LIT(L_NS_OPEN)) && !sq(&p, e, NULL, NULL)) return 0;
     if (!ch(&p, e, '}') || !lit(&p, e, LIT(L_REQUEUE_REASON)) || !sq(&p, e, &reason, &reasonn)
         || !lit(&p, e, LIT(L_ADDED)) || !(lit(&p, e, LIT(L_TRUE)) || lit(&p, e, LIT(L_FALSE)))
@@ -445,25 +536,28 @@ static int take_requeued(state_t *st, const char *ls, const char *e, int64_t pla
     }
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+    return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
 static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
     Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
-    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
+    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
+        return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
         || !sq(&p, e, &reason, &reasonn))
         return 0;
+    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
     /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
     if (!(e - p == 1 && *p == '}')) {
         if (!lit(&p, e, LIT(L_CUT)) || find(p - LIT(L_CUT).n, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
     }
-    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+    return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
@@ -487,7 +581,7 @@ static int field(const char **p, const char *e) {
     Py_ssize_t kn = *p - k;
     if (kn == 0) return 0;
     for (int i = 0; i < C.n_excluded; i++)
-        if (C.excluded[i].n == kn && memcmp(C.excluded[i].p, k, (size_t)kn) == 0) return 0;
+        if (C.excluded[i].n == kn && eqn(C.excluded[i].p, k, kn)) return 0;
     if (!ch(p, e, '"') || !ch(p, e, ':')) return 0;
     if (ch(p, e, '"')) return sq(p, e, NULL, NULL);
     if (!lit(p, e, LIT(L_NAME_OPEN)) || !sq(p, e, NULL, NULL)) return 0;
@@ -726,9 +820,7 @@ static int block(run_t *r, const char *p, const masks_t *m) {
     }
 }
 
-#if defined(__x86_64__) || defined(_M_X64) || defined(__SSE2__)
-#define HAVE_VECTOR 1
-#include <immintrin.h>
+#if defined(HAVE_VECTOR)
 
 /* The blocks from p while a whole one and its filters' reach are before hi: where it stopped,
  * *rc what block() gave there (0: the rest is the bytes' way). The needles' offsets and bytes are
@@ -1010,6 +1102,9 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     long best = 0;
 #endif
     C.vector = (int)(level < best ? level : best);
+    PyObject *mask = PyDict_GetItemString(cfg, "hash_mask");
+    C.hash_mask = mask == NULL ? ~(uint64_t)0 : PyLong_AsUnsignedLongLongMask(mask);
+    if (C.hash_mask == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     PyObject *fns[2];
     const char *names[2] = {"ts_fallback", "base_of"};
     for (int i = 0; i < 2; i++) {
