@@ -191,3 +191,19 @@ def test_values_whose_hashes_collide_keep_their_own_ids():
         fast.configure(fastpath._config())
     assert pickle.dumps(got) == pickle.dumps(want)
     assert len(set(want[9])) > len(names)   # the names, the pairs and the mix's own
+
+
+@needs_extension
+@pytest.mark.parametrize("key", ["a", "z", "A", "Z", "aZ-zA", "-", "cohort"])
+def test_a_drs_line_with_any_field_key_of_letters_and_dashes_is_taken(key):
+    # scanner._FIELD's key class [A-Za-z-], read in C by one comparison a byte
+    fast = fastpath.module()
+    items = '{"parentCohort":"gpu","workload":"team-a/job-1","drs":"0"}'
+    line = _TEMPLATES["drs"][0] % ("Level(-2)", "2026-08-20T10:00:00.5Z", _TEMPLATES["drs"][1], 1, "cq-a", items)
+    taken = line.replace(',"drsValues"', f',"{key}":"x","{key}":{{"name":"y"}},"drsValues"')
+    for text, ops, rest in ((taken, 1, 0), (taken.replace(f'"{key}":"x"', f'"{key}@":"x"'), 0, 1),
+                            (taken.replace(f'"{key}":"x"', f'"{key}[":"x"'), 0, 1)):
+        data = (text + "\n").encode()
+        got = _scan(fast, data)
+        assert (len(got[1]), len(got[14])) == (ops, rest), text
+        _same_three_ways(data, [len(data)])

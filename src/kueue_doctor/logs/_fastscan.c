@@ -135,16 +135,23 @@ static inline int ch(const char **p, const char *e, char c) {
 /* A value of [^"\\\x00-\x1f]* (ASCII only: the line was checked) and its closing quote. */
 static inline int sq(const char **p, const char *e, const char **s, Py_ssize_t *n) {
     const char *q = *p;
-    /* 8 bytes a step to the first that may end or spoil the value ('"', '\\', < 0x20: each test
-     * finds such a byte where there is one, and may flag its neighbours above it, which the byte
-     * loop below then reads one by one) */
+    /* 8 bytes a step to the first that ends or spoils the value ('"', '\\', < 0x20): each test
+     * flags every such byte, and may flag a byte above one (a borrow), never below the first, so
+     * the lowest flag is that byte (little-endian: the lowest address; elsewhere the byte loop
+     * below goes from the word's start) */
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     for (; e - q >= 8; q += 8) {
-        uint64_t x, y, z;
+        uint64_t x, y, z, t;
         memcpy(&x, q, 8);
         y = x ^ (ones * '"');
         z = x ^ (ones * '\\');
-        if ((((y - ones) & ~y) | ((z - ones) & ~z) | ((x - ones * 0x20) & ~x)) & highs) break;
+        t = (((y - ones) & ~y) | ((z - ones) & ~z) | ((x - ones * 0x20) & ~x)) & highs;
+        if (t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            q += __builtin_ctzll(t) >> 3;
+#endif
+            break;
+        }
     }
     while (q < e) {
         unsigned char c = (unsigned char)*q;
@@ -434,7 +441,7 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
             frac = frac * 10 + (s[i] - '0');
         }
         if (i == n - 1) {
-            if (!st->have_head || memcmp(st->last_head, s, 19) != 0) {
+            if (!st->have_head || !eqn(st->last_head, s, 19)) {
                 PyObject *h = PyBytes_FromStringAndSize(s, 19);
                 if (h == NULL) return -2;
                 PyObject *r = PyObject_CallOneArg(C.base_of, h);
@@ -464,13 +471,32 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
     return 0;
 }
 
+/* x appended to v, whose room the caller made (emit: every column grows when the codes' does) */
+#define PUT(v, x) (memcpy((v).p + (v).n, &(x), sizeof(x)), (v).n += (Py_ssize_t)sizeof(x))
+
 static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
                 int32_t aux) {
     if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
-    return (vec_push(&st->code, &code, 1) < 0 || vec_push(&st->place, &place, 8) < 0
-            || vec_push(&st->sub, &sub, 4) < 0 || vec_push(&st->ts, &ts, 8) < 0 || vec_push(&st->cq, &cq, 4) < 0
-            || vec_push(&st->wl, &wl, 4) < 0 || vec_push(&st->aux, &aux, 4) < 0) ? -1 : 0;
+    if (st->code.n == st->code.cap) {   /* twice the room (4096 at first) in each column */
+        vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
+        Py_ssize_t size[] = {1, 8, 4, 8, 4, 4, 4}, ops = st->code.n ? 2 * st->code.n : 4096;
+        for (int i = 0; i < 7; i++) {
+            char *p = PyMem_Realloc(v[i]->p, (size_t)(ops * size[i]));
+            if (p == NULL) { PyErr_NoMemory(); return -1; }
+            v[i]->p = p;
+            v[i]->cap = ops * size[i];
+        }
+    }
+    PUT(st->code, code);
+    PUT(st->place, place);
+    PUT(st->sub, sub);
+    PUT(st->ts, ts);
+    PUT(st->cq, cq);
+    PUT(st->wl, wl);
+    PUT(st->aux, aux);
+    return 0;
 }
+#undef PUT
 
 static void seen(state_t *st, double ts) {
     st->n_seen++;
@@ -577,7 +603,8 @@ static int canonical_nonzero(const char *s, Py_ssize_t n) {
 static int field(const char **p, const char *e) {
     if (!ch(p, e, ',') || !ch(p, e, '"')) return 0;
     const char *k = *p;
-    while (*p < e && ((**p >= 'A' && **p <= 'Z') || (**p >= 'a' && **p <= 'z') || **p == '-')) (*p)++;
+    /* [A-Za-z-]: c | 0x20 is in a..z exactly where c is a letter */
+    while (*p < e && ((unsigned)((**p | 0x20) - 'a') < 26u || **p == '-')) (*p)++;
     Py_ssize_t kn = *p - k;
     if (kn == 0) return 0;
     for (int i = 0; i < C.n_excluded; i++)
