@@ -7,7 +7,8 @@
  * than "not nominated") goes back to Python as a span, which takes the per-line path at its place:
  * the per-line path gives the evidence the batch gives, so being stricter changes nothing. Every
  * literal comes from Python (configure(), built from kueue/logvocab.py); nothing is spelled here.
- * Every read is bounds-checked against the line's end: malformed bytes are only ever "off shape".
+ * Every read of a line's fields is bounds-checked against the line's end, and the block pass's
+ * (below, fs_scan) against the run's: malformed bytes are only ever "off shape".
  */
 #define _GNU_SOURCE   /* memmem */
 #define PY_SSIZE_T_CLEAN
