@@ -7,7 +7,8 @@
  * than "not nominated") goes back to Python as a span, which takes the per-line path at its place:
  * the per-line path gives the evidence the batch gives, so being stricter changes nothing. Every
  * literal comes from Python (configure(), built from kueue/logvocab.py); nothing is spelled here.
- * Every read is bounds-checked against the line's end: malformed bytes are only ever "off shape".
+ * Every read of a line's fields is bounds-checked against the line's end, and the block pass's
+ * (below, fs_scan) against the run's: malformed bytes are only ever "off shape".
  */
 #define _GNU_SOURCE   /* memmem */
 #define PY_SSIZE_T_CLEAN
@@ -15,6 +16,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#define HAVE_VECTOR 1   /* SSE2, which every x86-64 has; AVX2 where the CPU has it */
+#include <immintrin.h>
+#endif
 
 typedef struct { const char *p; Py_ssize_t n; } lit_t;
 
@@ -46,7 +51,13 @@ static struct {
     int n_msgs;
     lit_t msgs[MAX_MESSAGES];    /* whole '"msg":"TEXT"' patterns, in the alternation's order */
     int msg_kind[MAX_MESSAGES];
-    uint64_t msg_pre[MAX_MESSAGES], msg_mask[MAX_MESSAGES];   /* up to 8 bytes after msgkey */
+    int bucketed;                /* every message has a byte after msgkey: ... */
+    unsigned char bucket[257];   /* ... order[bucket[c]:bucket[c + 1]] those whose first is c, */
+    unsigned char order[MAX_MESSAGES];   /* in the alternation's order */
+    struct { lit_t n; int o[3]; unsigned char c[3]; } filt[3];   /* the scan's needles (N_MSG ...) */
+    int reach;                   /* the farthest byte a needle's filter reads, from its start */
+    int vector;                  /* the blocks' masks: 2 AVX2, 1 SSE2, 0 byte by byte */
+    uint64_t hash_mask;          /* all ones; the tests make every value collide with 0 */
     int n_levels;
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
@@ -83,8 +94,35 @@ static PyObject *vec_bytes(vec_t *v) {
 
 /* --- the parser's steps: each advances *p on success, leaves it anywhere on failure ------------ */
 
+/* a[0:n] == b[0:n]: inline, as most literals are shorter than 32 bytes (memcmp's call costs more) */
+static inline int eqn(const char *a, const char *b, Py_ssize_t n) {
+    uint64_t x, y;
+    if (n >= 8) {
+        for (Py_ssize_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + n - 8, 8);   /* the last 8, overlapping the chunk before */
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {   /* the first 4 and the last 4 */
+        uint32_t u, v;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v) return 0;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 static inline int lit(const char **p, const char *e, lit_t l) {
-    if (e - *p < l.n || memcmp(*p, l.p, (size_t)l.n) != 0) return 0;
+    if (e - *p < l.n || !eqn(*p, l.p, l.n)) return 0;
     *p += l.n;
     return 1;
 }
@@ -98,6 +136,39 @@ static inline int ch(const char **p, const char *e, char c) {
 /* A value of [^"\\\x00-\x1f]* (ASCII only: the line was checked) and its closing quote. */
 static inline int sq(const char **p, const char *e, const char **s, Py_ssize_t *n) {
     const char *q = *p;
+    /* 8 bytes a step to the first that ends or spoils the value ('"', '\\', < 0x20): each test
+     * flags every such byte, and may flag a byte above one (a borrow), never below the first, so
+     * the lowest flag is that byte (little-endian: the lowest address; elsewhere the byte loop
+     * below goes from the word's start) */
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+#if defined(HAVE_VECTOR)
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    for (; e - q >= 16; q += 16) {   /* 16 a step first: the same bytes by SSE2 (< 0x20 unsigned) */
+        __m128i v = _mm_loadu_si128((const __m128i *)q);
+        unsigned t = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)), _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)));
+        if (t) {
+            q += __builtin_ctz(t);
+            goto bytes;
+        }
+    }
+#endif
+    for (; e - q >= 8; q += 8) {
+        uint64_t x, y, z, t;
+        memcpy(&x, q, 8);
+        y = x ^ (ones * '"');
+        z = x ^ (ones * '\\');
+        t = (((y - ones) & ~y) | ((z - ones) & ~z) | ((x - ones * 0x20) & ~x)) & highs;
+        if (t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            q += __builtin_ctzll(t) >> 3;
+#endif
+            break;
+        }
+    }
+#if defined(HAVE_VECTOR)
+bytes:
+#endif
     while (q < e) {
         unsigned char c = (unsigned char)*q;
         if (c == '"') {
@@ -182,57 +253,127 @@ static int is_error_level(const char *s, Py_ssize_t n) {
     return 0;
 }
 
+/* The first needle in [hay, end): starts where its second and last bytes are in place (the
+ * first of a key is a quote, everywhere in JSON), 16 a step by SSE2, each compared whole
+ * (glibc's memmem took longer to set up than to search a line). */
 static const char *find(const char *hay, const char *end, lit_t needle) {
-    if (end - hay < needle.n) return NULL;
-    return memmem(hay, (size_t)(end - hay), needle.p, (size_t)needle.n);
+    Py_ssize_t n = needle.n;
+    if (end - hay < n) return NULL;
+    if (n < 3) return memmem(hay, (size_t)(end - hay), needle.p, (size_t)n);
+    const char *p = hay;
+#if defined(HAVE_VECTOR)
+    __m128i second = _mm_set1_epi8(needle.p[1]), last = _mm_set1_epi8(needle.p[n - 1]);
+    for (; end - p >= n + 15; p += 16) {   /* the loads' last byte: p + n + 14 */
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), second),
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + n - 1)), last)));
+        for (; mask; mask &= mask - 1)
+            if (eqn(p + __builtin_ctz(mask), needle.p, n)) return p + __builtin_ctz(mask);
+    }
+#endif
+    for (; end - p >= n; p++)
+        if (p[1] == needle.p[1] && eqn(p, needle.p, n)) return p;
+    return NULL;
 }
 
 /* --- the state of one call ------------------------------------------------------------------- */
 
-/* A table from a value's bytes (one or two pieces of the buffer, alive for the call) to its id:
- * the Python objects are made once per distinct value, not once per line. */
-typedef struct { const char *a, *b; Py_ssize_t an, bn; uint64_t h; int32_t id; } slot_t;
-typedef struct { slot_t *s; Py_ssize_t cap, n; } table_t;
+/* A table from a value's bytes (one or two pieces) to its id: the Python objects are made once
+ * per distinct value, not once per line. A slot is one cache line holding the value's bytes
+ * where they fit (else its table's own copy of them: their lengths, then them), so a lookup is
+ * one miss, which the caller can start early (table_prefetch): comparing with the value's first
+ * place in the buffer, read long before, was two misses a line. */
+#define SLOT_BYTES 48
+#define SLOT_FAR 0xFFFF          /* an, bn of a value kept in the table's bytes, at v's offset */
+typedef struct { uint64_t h; int32_t id; uint16_t an, bn; char v[SLOT_BYTES]; } slot_t;
+typedef struct { slot_t *s; void *raw; Py_ssize_t cap, n; vec_t bytes; } table_t;
 
-static uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    uint64_t h = 1469598103934665603ULL;
-    for (Py_ssize_t i = 0; i < an; i++) h = (h ^ (unsigned char)a[i]) * 1099511628211ULL;
-    h = (h ^ 0x100) * 1099511628211ULL;   /* no byte value: "ab"+"c" and "a"+"bc" differ */
-    for (Py_ssize_t i = 0; i < bn; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ULL;
-    return h;
+/* 8 bytes a step (FNV's byte a step was a tenth of the scan); the lengths go in too, so "ab"+"c"
+ * and "a"+"bc" differ (the slot compares both pieces anyway: a collision only costs time) */
+static inline uint64_t hash_piece(uint64_t h, const char *s, Py_ssize_t n) {
+    const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    uint64_t x;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&x, s, 8);
+        h = (h ^ x) * k;
+        h ^= h >> 29;
+    }
+    x = 0;
+    memcpy(&x, s, (size_t)n);
+    h = (h ^ x ^ ((uint64_t)n << 56)) * k;
+    return h ^ (h >> 32);
 }
 
-/* The slot of the value: found (its id >= 0) or empty (id -1), to be filled by the caller. */
-static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    if (2 * (t->n + 1) > t->cap) {
-        Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
-        slot_t *s = PyMem_Calloc((size_t)cap, sizeof(slot_t));
-        if (s == NULL) { PyErr_NoMemory(); return NULL; }
-        for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
-        for (Py_ssize_t i = 0; i < t->cap; i++) {
-            if (t->s[i].id < 0) continue;
-            Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
-            while (s[j].id >= 0) j = (j + 1) & (cap - 1);
-            s[j] = t->s[i];
-        }
-        PyMem_Free(t->s);
-        t->s = s;
-        t->cap = cap;
+static inline uint64_t hash2(const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    return hash_piece(hash_piece(0x243F6A8885A308D3ULL ^ (uint64_t)an, a, an), b, bn) & C.hash_mask;
+}
+
+static inline void table_prefetch(const table_t *t, uint64_t h) {
+    if (t->cap) __builtin_prefetch(&t->s[h & (uint64_t)(t->cap - 1)]);
+}
+
+static int table_grow(table_t *t) {
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
+    void *raw = PyMem_Malloc((size_t)cap * sizeof(slot_t) + 64);
+    if (raw == NULL) { PyErr_NoMemory(); return -1; }
+    slot_t *s = (slot_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);   /* a slot a cache line */
+    for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
+    for (Py_ssize_t i = 0; i < t->cap; i++) {
+        if (t->s[i].id < 0) continue;
+        Py_ssize_t j = (Py_ssize_t)(t->s[i].h & (uint64_t)(cap - 1));
+        while (s[j].id >= 0) j = (j + 1) & (cap - 1);
+        s[j] = t->s[i];
     }
-    uint64_t h = hash2(a, an, b, bn);
+    PyMem_Free(t->raw);
+    t->raw = raw;
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* The slot of the value (h its hash2): found (its id >= 0) or empty (id -1), to be filled by the caller. */
+static slot_t *table_slot_h(table_t *t, uint64_t h, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    if (2 * (t->n + 1) > t->cap && table_grow(t) < 0) return NULL;
+    int near = an + bn <= SLOT_BYTES;
     Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(t->cap - 1));
     for (;;) {
         slot_t *x = &t->s[j];
         if (x->id < 0) {
-            x->a = a; x->an = an; x->b = b; x->bn = bn; x->h = h;
+            x->h = h;
+            if (near) {
+                x->an = (uint16_t)an;
+                x->bn = (uint16_t)bn;
+                memcpy(x->v, a, (size_t)an);
+                memcpy(x->v + an, b, (size_t)bn);
+            } else {
+                Py_ssize_t off = t->bytes.n;
+                x->an = x->bn = SLOT_FAR;
+                memcpy(x->v, &off, sizeof off);
+                if (vec_push(&t->bytes, &an, sizeof an) < 0 || vec_push(&t->bytes, &bn, sizeof bn) < 0
+                    || vec_push(&t->bytes, a, an) < 0 || vec_push(&t->bytes, b, bn) < 0)
+                    return NULL;
+            }
             t->n++;
             return x;
         }
-        if (x->h == h && x->an == an && x->bn == bn && memcmp(x->a, a, (size_t)an) == 0
-            && memcmp(x->b, b, (size_t)bn) == 0)
-            return x;
+        if (x->h == h) {
+            if (near) {
+                if (x->an == an && x->bn == bn && eqn(x->v, a, an) && eqn(x->v + an, b, bn)) return x;
+            } else if (x->an == SLOT_FAR) {
+                Py_ssize_t off, vn[2];
+                memcpy(&off, x->v, sizeof off);
+                const char *v = t->bytes.p + off;
+                memcpy(vn, v, sizeof vn);
+                v += sizeof vn;
+                if (vn[0] == an && vn[1] == bn && eqn(v, a, an) && eqn(v + an, b, bn)) return x;
+            }
+        }
         j = (j + 1) & (t->cap - 1);
     }
+}
+
+static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    return table_slot_h(t, hash2(a, an, b, bn), a, an, b, bn);
 }
 
 typedef struct {
@@ -250,9 +391,11 @@ typedef struct {
 static void state_free(state_t *st) {
     vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
-    PyMem_Free(st->t_text.s);
-    PyMem_Free(st->t_pair.s);
-    PyMem_Free(st->t_wltext.s);
+    table_t *t[] = {&st->t_text, &st->t_pair, &st->t_wltext};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        PyMem_Free(t[i]->raw);
+        PyMem_Free(t[i]->bytes.p);
+    }
     Py_XDECREF(st->texts);
     Py_XDECREF(st->keys);
     Py_XDECREF(st->extras);
@@ -278,9 +421,10 @@ static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
     return fill(x, PyUnicode_DecodeASCII(s, n, "strict"), st->texts);
 }
 
-/* batch._workload: (namespace, name) as str, ("", "") when either is empty */
-static int32_t pair_id(state_t *st, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
-    slot_t *x = table_slot(&st->t_pair, ns, nsn, name, namen);
+/* batch._workload: (namespace, name) as str, ("", "") when either is empty; h: the pair's hash2,
+ * which the caller took, and prefetched its slot, as soon as it had read the pair */
+static int32_t pair_id(state_t *st, uint64_t h, const char *ns, Py_ssize_t nsn, const char *name, Py_ssize_t namen) {
+    slot_t *x = table_slot_h(&st->t_pair, h, ns, nsn, name, namen);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
     PyObject *v = (nsn == 0 || namen == 0) ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", ns, nsn, name, namen);
@@ -313,7 +457,7 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
             frac = frac * 10 + (s[i] - '0');
         }
         if (i == n - 1) {
-            if (!st->have_head || memcmp(st->last_head, s, 19) != 0) {
+            if (!st->have_head || !eqn(st->last_head, s, 19)) {
                 PyObject *h = PyBytes_FromStringAndSize(s, 19);
                 if (h == NULL) return -2;
                 PyObject *r = PyObject_CallOneArg(C.base_of, h);
@@ -343,13 +487,32 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
     return 0;
 }
 
+/* x appended to v, whose room the caller made (emit: every column grows when the codes' does) */
+#define PUT(v, x) (memcpy((v).p + (v).n, &(x), sizeof(x)), (v).n += (Py_ssize_t)sizeof(x))
+
 static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
                 int32_t aux) {
     if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
-    return (vec_push(&st->code, &code, 1) < 0 || vec_push(&st->place, &place, 8) < 0
-            || vec_push(&st->sub, &sub, 4) < 0 || vec_push(&st->ts, &ts, 8) < 0 || vec_push(&st->cq, &cq, 4) < 0
-            || vec_push(&st->wl, &wl, 4) < 0 || vec_push(&st->aux, &aux, 4) < 0) ? -1 : 0;
+    if (st->code.n == st->code.cap) {   /* twice the room (4096 at first) in each column */
+        vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
+        Py_ssize_t size[] = {1, 8, 4, 8, 4, 4, 4}, ops = st->code.n ? 2 * st->code.n : 4096;
+        for (int i = 0; i < 7; i++) {
+            char *p = PyMem_Realloc(v[i]->p, (size_t)(ops * size[i]));
+            if (p == NULL) { PyErr_NoMemory(); return -1; }
+            v[i]->p = p;
+            v[i]->cap = ops * size[i];
+        }
+    }
+    PUT(st->code, code);
+    PUT(st->place, place);
+    PUT(st->sub, sub);
+    PUT(st->ts, ts);
+    PUT(st->cq, cq);
+    PUT(st->wl, wl);
+    PUT(st->aux, aux);
+    return 0;
 }
+#undef PUT
 
 static void seen(state_t *st, double ts) {
     st->n_seen++;
@@ -372,9 +535,11 @@ static int taken_at(state_t *st, const char *ts, Py_ssize_t tsn, double *t) {
 static int take_admitted(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq;
     Py_ssize_t lvn, tsn, namen, nsn, cqn;
-    if (!head(&p, e, LIT(L_M_ADMITTED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !cohorts(&p, e) || !lit(&p, e, LIT(L_ASSIGNMENTS)))
+    if (!head(&p, e, LIT(L_M_ADMITTED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!cohorts(&p, e) || !lit(&p, e, LIT(L_ASSIGNMENTS))) return 0;
     if (!ch(&p, e, ']')) {
         for (;;) {
             if (!assignment(&p, e)) return 0;
@@ -385,16 +550,18 @@ static int take_admitted(state_t *st, const char *ls, const char *e, int64_t pla
     if (!ch(&p, e, '}') || p != e || is_error_level(lv, lvn)) return 0;
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen), 0)
+    return emit(st, (int8_t)C.op_admit, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen), 0)
            < 0 ? -1 : 1;
 }
 
 static int take_requeued(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq, *reason, *status;
     Py_ssize_t lvn, tsn, namen, nsn, cqn, reasonn, statusn;
-    if (!head(&p, e, LIT(L_M_REQUEUED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !lit(&p, e, LIT(L_QUEUE)) || !sq(&p, e, NULL, NULL))
+    if (!head(&p, e, LIT(L_M_REQUEUED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!lit(&p, e, LIT(L_QUEUE)) || !sq(&p, e, NULL, NULL)) return 0;
     if (lit(&p, e, LIT(L_NS_OPEN)) && !sq(&p, e, NULL, NULL)) return 0;
     if (!ch(&p, e, '}') || !lit(&p, e, LIT(L_REQUEUE_REASON)) || !sq(&p, e, &reason, &reasonn)
         || !lit(&p, e, LIT(L_ADDED)) || !(lit(&p, e, LIT(L_TRUE)) || lit(&p, e, LIT(L_FALSE)))
@@ -411,25 +578,28 @@ static int take_requeued(state_t *st, const char *ls, const char *e, int64_t pla
     }
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+    return emit(st, (int8_t)C.op_requeue, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
 static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
     Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
-    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn)
-        || !lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
+    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
+        return 0;
+    uint64_t wh = hash2(ns, nsn, name, namen);
+    table_prefetch(&st->t_pair, wh);
+    if (!lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
         || !sq(&p, e, &reason, &reasonn))
         return 0;
+    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
     /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
     if (!(e - p == 1 && *p == '}')) {
         if (!lit(&p, e, LIT(L_CUT)) || find(p - LIT(L_CUT).n, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
     }
-    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, ns, nsn, name, namen),
+    return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
@@ -449,11 +619,12 @@ static int canonical_nonzero(const char *s, Py_ssize_t n) {
 static int field(const char **p, const char *e) {
     if (!ch(p, e, ',') || !ch(p, e, '"')) return 0;
     const char *k = *p;
-    while (*p < e && ((**p >= 'A' && **p <= 'Z') || (**p >= 'a' && **p <= 'z') || **p == '-')) (*p)++;
+    /* [A-Za-z-]: c | 0x20 is in a..z exactly where c is a letter */
+    while (*p < e && ((unsigned)((**p | 0x20) - 'a') < 26u || **p == '-')) (*p)++;
     Py_ssize_t kn = *p - k;
     if (kn == 0) return 0;
     for (int i = 0; i < C.n_excluded; i++)
-        if (C.excluded[i].n == kn && memcmp(C.excluded[i].p, k, (size_t)kn) == 0) return 0;
+        if (C.excluded[i].n == kn && eqn(C.excluded[i].p, k, kn)) return 0;
     if (!ch(p, e, '"') || !ch(p, e, ':')) return 0;
     if (ch(p, e, '"')) return sq(p, e, NULL, NULL);
     if (!lit(p, e, LIT(L_NAME_OPEN)) || !sq(p, e, NULL, NULL)) return 0;
@@ -555,62 +726,95 @@ static int keep_evaluated(const char *m, const char *e, const char *hi) {
     return p != NULL && !(p + LIT(L_BORROWING).n < e && p[LIT(L_BORROWING).n] == '0');
 }
 
-/* The first msgkey in [s, e): memchr for its second byte ('m', which a line's head before the
- * message hardly has), then the whole key; memmem's setup costs more on a short line. */
-static const char *find_key(const char *s, const char *e, lit_t key) {
-    const char *q = s + 1;
-    if (e - s > 512) {   /* a long line (a V(4) dump): its many 'm's, memmem is faster there */
-        const char *head = find_key(s, s + 512, key);
-        return head != NULL ? head : find(s + 512 - key.n + 1, e, key);
-    }
-    while (e - q >= key.n - 1) {
-        q = memchr(q, key.p[1], (size_t)(e - q));
-        if (q == NULL) return NULL;
-        if (e - (q - 1) >= key.n && memcmp(q - 1, key.p, (size_t)key.n) == 0) return q - 1;
-        q++;
-    }
-    return NULL;
-}
+/* A run being scanned, and its line in hand. */
+typedef struct {
+    state_t *st;
+    const char *base, *hi, *end;   /* the buffer, the run's end, the buffer's end */
+    const char *ls, *at;           /* the line's start, its first message's */
+    int kind, high, conflict;      /* the message's kind (0: none yet), a byte >= 0x80, the conflict text */
+    int conflicts;                 /* the conflict text anywhere in the run */
+    Py_ssize_t lines;
+} run_t;
 
-/* The kind of the line's first message (0: none). */
-static int first_message(const char *ls, const char *e, const char **at) {
-    lit_t key = LIT(L_MSGKEY);
-    const char *q = ls;
-    while ((q = find_key(q, e, key)) != NULL) {
-        if (e - q >= key.n + 8) {   /* most lines: 8 bytes compared with each message's first */
-            uint64_t x;
-            memcpy(&x, q + key.n, 8);
-            for (int i = 0; i < C.n_msgs; i++) {
-                lit_t m = C.msgs[i];
-                if ((x & C.msg_mask[i]) == C.msg_pre[i] && e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
-                    *at = q;
-                    return C.msg_kind[i];
-                }
-            }
-            q++;
-            continue;
-        }
-        for (int i = 0; i < C.n_msgs; i++) {
-            lit_t m = C.msgs[i];
-            if (e - q >= m.n && memcmp(q, m.p, (size_t)m.n) == 0) {
-                *at = q;
-                return C.msg_kind[i];
-            }
-        }
-        q++;
+/* The line [r->ls, le) seen whole: taken, or its span left to Python. 0, or -1: a Python error. */
+static int line_done(run_t *r, const char *le) {
+    int kind = r->kind;
+    const char *ls = r->ls;
+    if (!kind || (kind == C.k_evaluated && !keep_evaluated(r->at + LIT(L_MSGKEY).n, le, r->end))) return 0;
+    int took = 0;
+    int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs;
+    if ((batched || kind == C.k_cycle) && !r->high) {
+        int64_t place = ls - r->base;
+        if (kind == C.k_cycle) took = take_cycle(r->st, ls, le, place);
+        else if (r->conflict) took = 0;
+        else if (kind == C.k_admitted) took = take_admitted(r->st, ls, le, place);
+        else if (kind == C.k_requeued) took = take_requeued(r->st, ls, le, place);
+        else if (kind == C.k_evaluated) took = take_evaluated(r->st, ls, le, place);
+        else took = take_drs(r->st, ls, le, place);
+        if (took < 0) return -1;
+    }
+    if (!took) {
+        PyObject *span = Py_BuildValue("(nni)", (Py_ssize_t)(ls - r->base), (Py_ssize_t)(le - r->base), kind);
+        if (span == NULL || PyList_Append(r->st->rest, span) < 0) { Py_XDECREF(span); return -1; }
+        Py_DECREF(span);
     }
     return 0;
 }
 
-static int ascii(const char *s, const char *e) {
-    for (; e - s >= 8; s += 8) {
-        uint64_t x;
-        memcpy(&x, s, 8);
-        if (x & 0x8080808080808080ULL) return 0;
+/* --- the one pass over a run: newlines, non-ASCII bytes and the needles' candidate starts ---------
+ *
+ * A block of BLOCK bytes gives a bit mask each: its newlines, its bytes >= 0x80, and for each needle
+ * (the message key, the error prefix, the conflict text) the starts where three of its bytes are in
+ * place (C.filt: the first and two rarer ones), each such start then compared whole. The masks are
+ * taken in the order of their bits, so every line sees its own bytes only: no needle holds a
+ * newline (configure checks), so a needle found from a start within a line ends within it. SSE2
+ * (every x86-64) reads a block in a few vector compares; elsewhere, and for a run's last bytes, the
+ * same masks are made byte by byte (C.vector off: that way only, for the tests). */
+
+#define BLOCK 64
+enum { N_MSG, N_ERROR, N_CONFLICT, N_COUNT };
+typedef struct { uint64_t nl, high, hit[N_COUNT]; } masks_t;
+
+/* The masks of the BLOCK bytes from p, reading nothing at or past hi. */
+static void masks_bytes(const char *p, const char *hi, masks_t *m) {
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < BLOCK && p + i < hi; i++) {
+        unsigned char c = (unsigned char)p[i];
+        uint64_t bit = (uint64_t)1 << i;
+        if (c == '\n') m->nl |= bit;
+        if (c >= 0x80) m->high |= bit;
+        for (int k = 0; k < N_COUNT; k++) {
+            int ok = 1;
+            for (int j = 0; j < 3 && ok; j++)
+                ok = hi - (p + i) > C.filt[k].o[j] && (unsigned char)p[i + C.filt[k].o[j]] == C.filt[k].c[j];
+            if (ok) m->hit[k] |= bit;
+        }
     }
-    for (; s < e; s++)
-        if ((unsigned char)*s >= 0x80) return 0;
-    return 1;
+}
+
+
+/* The kind of the first message (in the alternation's order) at q, 0 if none: the messages whose
+ * first byte after the key is q's, in their order (C.bucketed; else all of them). */
+static inline int message_at(const char *q, const char *hi) {
+    lit_t key = LIT(L_MSGKEY);
+    if (hi - q < key.n || !eqn(q, key.p, key.n)) return 0;
+    int j = 0, end = C.n_msgs;
+    if (C.bucketed) {
+        if (hi - q == key.n) return 0;
+        unsigned char c = (unsigned char)q[key.n];
+        j = C.bucket[c];
+        end = C.bucket[c + 1];
+    }
+    for (; j < end; j++) {
+        lit_t m = C.msgs[C.order[j]];
+        if (hi - q >= m.n && eqn(q + key.n, m.p + key.n, m.n - key.n)) return C.msg_kind[C.order[j]];
+    }
+    return 0;
+}
+
+static inline int needle_at(const char *q, const char *hi, int k) {
+    lit_t n = C.filt[k].n;
+    return hi - q >= n.n && eqn(q, n.p, n.n);
 }
 
 /* The (buf, a, b) arguments of scan, odd and longest: the buffer, a and b checked inside it. */
@@ -626,6 +830,121 @@ static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t
     return 0;
 }
 
+/* The block at p, its masks m: 0, 1 where the error prefix starts in it, -1 on a Python error. */
+static int block(run_t *r, const char *p, const masks_t *m) {
+    uint64_t nl = m->nl, high = m->high, msg = m->hit[N_MSG], err = m->hit[N_ERROR], conf = m->hit[N_CONFLICT];
+    for (;;) {
+        uint64_t seg = nl ? (nl & (0 - nl)) - 1 : ~(uint64_t)0;   /* the bits before the next newline */
+        for (uint64_t x = err & seg; x; x &= x - 1)
+            if (needle_at(p + __builtin_ctzll(x), r->hi, N_ERROR)) return 1;
+        if (high & seg) r->high = 1;
+        if (!r->conflict) {
+            for (uint64_t x = conf & seg; x; x &= x - 1)
+                if (needle_at(p + __builtin_ctzll(x), r->hi, N_CONFLICT)) { r->conflict = r->conflicts = 1; break; }
+        }
+        if (!r->kind) {
+            for (uint64_t x = msg & seg; x; x &= x - 1) {
+                const char *q = p + __builtin_ctzll(x);
+                if ((r->kind = message_at(q, r->hi)) != 0) { r->at = q; break; }
+            }
+        }
+        if (!nl) return 0;
+        const char *le = p + __builtin_ctzll(nl);
+        if (line_done(r, le) < 0) return -1;
+        r->lines++;
+        r->ls = le + 1;
+        r->kind = r->high = r->conflict = 0;
+        uint64_t keep = ~((nl & (0 - nl)) * 2 - 1);   /* the bits after this newline */
+        nl &= keep;
+        high &= keep;
+        msg &= keep;
+        err &= keep;
+        conf &= keep;
+    }
+}
+
+#if defined(HAVE_VECTOR)
+
+/* The blocks from p while a whole one and its filters' reach are before hi: where it stopped,
+ * *rc what block() gave there (0: the rest is the bytes' way). The needles' offsets and bytes are
+ * locals, each spelled out, so they stay in registers across the loop. */
+#define VEC_BLOCKS(T, W, set1, load, eq, and, or, mask, zero)                                           \
+    const int m0 = C.filt[N_MSG].o[0], m1 = C.filt[N_MSG].o[1], m2 = C.filt[N_MSG].o[2];               \
+    const int e0 = C.filt[N_ERROR].o[0], e1 = C.filt[N_ERROR].o[1], e2 = C.filt[N_ERROR].o[2];         \
+    const int f0 = C.filt[N_CONFLICT].o[0], f1 = C.filt[N_CONFLICT].o[1], f2 = C.filt[N_CONFLICT].o[2]; \
+    const T nlc = set1('\n'), mc0 = set1((char)C.filt[N_MSG].c[0]), mc1 = set1((char)C.filt[N_MSG].c[1]),     \
+            mc2 = set1((char)C.filt[N_MSG].c[2]), ec0 = set1((char)C.filt[N_ERROR].c[0]),                 \
+            ec1 = set1((char)C.filt[N_ERROR].c[1]), ec2 = set1((char)C.filt[N_ERROR].c[2]),               \
+            fc0 = set1((char)C.filt[N_CONFLICT].c[0]), fc1 = set1((char)C.filt[N_CONFLICT].c[1]),         \
+            fc2 = set1((char)C.filt[N_CONFLICT].c[2]);                                                   \
+    if (hi - p < BLOCK + C.reach) return p;                                                            \
+    const char *stop = hi - BLOCK - C.reach;                                                           \
+    for (; p <= stop; p += BLOCK) {                                                                    \
+        T a[BLOCK / W], nl[BLOCK / W], hm[BLOCK / W], he[BLOCK / W], hf[BLOCK / W], any = zero();        \
+        _Pragma("GCC unroll 4") for (int q = 0; q < BLOCK / W; q++) {                                  \
+            const char *x = p + W * q;                                                                 \
+            a[q] = load(x);                                                                            \
+            nl[q] = eq(a[q], nlc);                                                                     \
+            hm[q] = and(and(eq(load(x + m0), mc0), eq(load(x + m1), mc1)), eq(load(x + m2), mc2));      \
+            he[q] = and(and(eq(load(x + e0), ec0), eq(load(x + e1), ec1)), eq(load(x + e2), ec2));      \
+            hf[q] = and(and(eq(load(x + f0), fc0), eq(load(x + f1), fc1)), eq(load(x + f2), fc2));      \
+            any = or(any, or(or(a[q], nl[q]), or(hm[q], or(he[q], hf[q]))));                           \
+        }                                                                                              \
+        if (mask(any) == 0) continue;                                                                  \
+        masks_t m = {0, 0, {0, 0, 0}};                                                                 \
+        _Pragma("GCC unroll 4") for (int q = 0; q < BLOCK / W; q++) {                                  \
+            int sh = W * q;                                                                            \
+            m.nl |= (uint64_t)(uint32_t)mask(nl[q]) << sh;                                             \
+            m.high |= (uint64_t)(uint32_t)mask(a[q]) << sh;                                            \
+            m.hit[N_MSG] |= (uint64_t)(uint32_t)mask(hm[q]) << sh;                                     \
+            m.hit[N_ERROR] |= (uint64_t)(uint32_t)mask(he[q]) << sh;                                   \
+            m.hit[N_CONFLICT] |= (uint64_t)(uint32_t)mask(hf[q]) << sh;                                \
+        }                                                                                              \
+        if ((*rc = block(r, p, &m)) != 0) break;                                                       \
+    }                                                                                                  \
+    return p;
+
+/* SSE2, which every x86-64 has: a block as four 16-byte quarters */
+static inline __m128i sse2_load(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+static const char *blocks_sse2(run_t *r, const char *p, const char *hi, int *rc) {
+    VEC_BLOCKS(__m128i, 16, _mm_set1_epi8, sse2_load, _mm_cmpeq_epi8, _mm_and_si128, _mm_or_si128,
+               _mm_movemask_epi8, _mm_setzero_si128)
+}
+
+/* AVX2 where the CPU has it (__builtin_cpu_supports): two 32-byte halves */
+__attribute__((target("avx2"))) static inline __m256i avx2_load(const char *p) {
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
+__attribute__((target("avx2"))) static const char *blocks_avx2(run_t *r, const char *p, const char *hi, int *rc) {
+    VEC_BLOCKS(__m256i, 32, _mm256_set1_epi8, avx2_load, _mm256_cmpeq_epi8, _mm256_and_si256, _mm256_or_si256,
+               _mm256_movemask_epi8, _mm256_setzero_si256)
+}
+#undef VEC_BLOCKS
+#endif
+
+/* The lines of [lo, hi): 0, 1 where the error prefix is in it, -1 on a Python error. */
+static int scan_run(run_t *r, const char *lo, const char *hi) {
+    const char *p = lo;
+    int rc = 0;
+#if defined(HAVE_VECTOR)
+    if (C.vector) p = C.vector > 1 ? blocks_avx2(r, p, hi, &rc) : blocks_sse2(r, p, hi, &rc);
+#endif
+    for (; rc == 0 && p < hi; p += BLOCK) {
+        masks_t m;
+        masks_bytes(p, hi, &m);
+        rc = block(r, p, &m);
+    }
+    if (rc == 0 && r->ls < hi) rc = line_done(r, hi);   /* a last line without its newline */
+    if (rc < 0 && find(r->ls, hi, C.filt[N_ERROR].n) != NULL) {
+        /* the error prefix further on: the run is the general path's, as if no line had been read */
+        PyErr_Clear();
+        rc = 1;
+    }
+    return rc;
+}
+
 /* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
  * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
  * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
@@ -639,12 +958,6 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     if (range_view(args, &view, &a, &b) < 0) return NULL;
     const char *base = view.buf, *lo = base + a, *hi = base + b;
-    if (find(lo, hi, LIT(L_ERROR_PREFIX)) != NULL) {
-        PyBuffer_Release(&view);
-        Py_RETURN_NONE;
-    }
-    int conflicts = find(lo, hi, LIT(L_CONFLICT)) != NULL;
-    int all_ascii = ascii(lo, hi);
     state_t st;
     memset(&st, 0, sizeof st);
     st.lo = INFINITY;
@@ -655,39 +968,17 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     st.rest = PyList_New(0);
     PyObject *out = NULL;
     if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
-    Py_ssize_t lines = 0;
-    const char *ls = lo;
-    while (ls < hi) {
-        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
-        if (le == NULL) le = hi;
-        else lines++;
-        const char *at;
-        int kind = first_message(ls, le, &at);
-        if (kind && !(kind == C.k_evaluated && !keep_evaluated(at + LIT(L_MSGKEY).n, le, base + view.len))) {
-            int took = 0;
-            int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs;
-            if ((batched || kind == C.k_cycle) && (all_ascii || ascii(ls, le))) {
-                int64_t place = ls - base;
-                if (kind == C.k_cycle) took = take_cycle(&st, ls, le, place);
-                else if (conflicts && find(ls, le, LIT(L_CONFLICT)) != NULL) took = 0;
-                else if (kind == C.k_admitted) took = take_admitted(&st, ls, le, place);
-                else if (kind == C.k_requeued) took = take_requeued(&st, ls, le, place);
-                else if (kind == C.k_evaluated) took = take_evaluated(&st, ls, le, place);
-                else took = take_drs(&st, ls, le, place);
-                if (took < 0) goto done;
-            }
-            if (!took) {
-                PyObject *span = Py_BuildValue("(nni)", (Py_ssize_t)(ls - base), (Py_ssize_t)(le - base), kind);
-                if (span == NULL || PyList_Append(st.rest, span) < 0) { Py_XDECREF(span); goto done; }
-                Py_DECREF(span);
-            }
-        }
-        ls = le + 1;
+    run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo};
+    int rc = scan_run(&r, lo, hi);
+    if (rc < 0) goto done;
+    if (rc > 0) {
+        out = Py_NewRef(Py_None);
+        goto done;
     }
-    out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+    out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                         vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
                         st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
-                        vec_bytes(&st.dur), conflicts ? Py_True : Py_False);
+                        vec_bytes(&st.dur), r.conflicts ? Py_True : Py_False);
 done:
     state_free(&st);
     PyBuffer_Release(&view);
@@ -765,12 +1056,55 @@ bad:
     return -1;
 }
 
+/* Bytes every zap JSON line has many of: a filter of them would let most blocks through. */
+static int common_byte(unsigned char c) {
+    return strchr("\"':,{}[] aeiotn", c) != NULL || (c >= '0' && c <= '9');
+}
+
+/* A needle's filter: its first byte and the last two that are not common (else the last two). */
+static int set_filter(int k, lit_t n) {
+    if (n.n == 0 || n.n > 64 || memchr(n.p, '\n', (size_t)n.n) != NULL) {
+        PyErr_SetString(PyExc_ValueError, "configure: a needle must be 1 to 64 bytes without a newline");
+        return -1;
+    }
+    int o[3] = {0, 0, 0}, got = 1;
+    for (int pass = 0; pass < 2 && got < 3; pass++)
+        for (Py_ssize_t i = n.n - 1; i >= 1 && got < 3; i--)
+            if (common_byte((unsigned char)n.p[i]) == pass && i != o[1]) o[got++] = (int)i;
+    C.filt[k].n = n;
+    for (int j = 0; j < 3; j++) {
+        C.filt[k].o[j] = o[j];
+        C.filt[k].c[j] = (unsigned char)n.p[o[j]];
+        if (o[j] > C.reach) C.reach = o[j];
+    }
+    return 0;
+}
+
+/* The messages grouped by their first byte after msgkey, each group in the alternation's order. */
+static int set_buckets(void) {
+    Py_ssize_t kn = C.lit[L_MSGKEY].n;
+    int count[256] = {0};
+    C.bucketed = 1;
+    for (int i = 0; i < C.n_msgs; i++) {
+        if (C.msgs[i].n == kn) C.bucketed = 0;   /* a message that is the key: it matches any */
+        else count[(unsigned char)C.msgs[i].p[kn]]++;
+    }
+    C.bucket[0] = 0;
+    for (int c = 0; c < 256; c++) C.bucket[c + 1] = (unsigned char)(C.bucket[c] + count[c]);
+    int fill[256];
+    for (int c = 0; c < 256; c++) fill[c] = C.bucket[c];
+    for (int i = 0; i < C.n_msgs; i++)
+        C.order[C.bucketed ? fill[(unsigned char)C.msgs[i].p[kn]]++ : i] = (unsigned char)i;
+    return 0;
+}
+
 static int configure_replay(PyObject *cfg);   /* below, with the replay */
 
 static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     (void)self;
     if (!PyDict_Check(cfg)) { PyErr_SetString(PyExc_TypeError, "configure(dict)"); return NULL; }
     C.ready = 0;
+    C.reach = 0;
     for (int i = 0; i < L_COUNT_OF; i++)
         if (get_lit(cfg, LIT_NAMES[i], &C.lit[i]) < 0) return NULL;
     if (C.lit[L_MSGKEY].n < 2 || C.lit[L_CONFLICT].n == 0 || C.lit[L_ERROR_PREFIX].n == 0) {
@@ -793,14 +1127,27 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
             PyErr_SetString(PyExc_ValueError, "configure: a message must start with msgkey");
             return NULL;
         }
-        unsigned char pre[8] = {0}, mask[8] = {0};
-        for (Py_ssize_t j = 0; j < 8 && k.n + j < m.n; j++) {
-            pre[j] = (unsigned char)m.p[k.n + j];
-            mask[j] = 0xff;
+        if (memchr(m.p, '\n', (size_t)m.n) != NULL) {
+            PyErr_SetString(PyExc_ValueError, "configure: a message may not hold a newline");
+            return NULL;
         }
-        memcpy(&C.msg_pre[i], pre, 8);
-        memcpy(&C.msg_mask[i], mask, 8);
     }
+    if (set_buckets() < 0 || set_filter(N_MSG, C.lit[L_MSGKEY]) < 0 || set_filter(N_ERROR, C.lit[L_ERROR_PREFIX]) < 0
+        || set_filter(N_CONFLICT, C.lit[L_CONFLICT]) < 0)
+        return NULL;
+    /* the blocks' masks: 2 AVX2, 1 SSE2, 0 byte by byte; the best there is unless told less (tests) */
+    PyObject *vector = PyDict_GetItemString(cfg, "vector");
+    long level = vector == NULL ? 2 : PyLong_AsLong(vector);
+    if (level == -1 && PyErr_Occurred()) return NULL;
+#if defined(HAVE_VECTOR)
+    long best = __builtin_cpu_supports("avx2") ? 2 : 1;
+#else
+    long best = 0;
+#endif
+    C.vector = (int)(level < best ? level : best);
+    PyObject *mask = PyDict_GetItemString(cfg, "hash_mask");
+    C.hash_mask = mask == NULL ? ~(uint64_t)0 : PyLong_AsUnsignedLongLongMask(mask);
+    if (C.hash_mask == (uint64_t)-1 && PyErr_Occurred()) return NULL;
     PyObject *fns[2];
     const char *names[2] = {"ts_fallback", "base_of"};
     for (int i = 0; i < 2; i++) {
