@@ -341,7 +341,25 @@ def test_mangled_frequent_lines_never_crash_the_extension():
         buf = bytes(line)
         fast.scan(buf, 0, len(buf))
         fast.odd(buf, 0, len(buf))
+        fast.lines(buf, 0, len(buf))
         fast.scan(buf, 0, rng.randrange(len(buf) + 1))
+
+
+@needs_extension
+def test_the_odd_lines_and_the_longest_in_one_pass():
+    # parallel._scan_mapped reads both at once: what odd() gives, and the longest line's length
+    fast = fastpath.module()
+    rng = random.Random(17)
+    shapes = [b'{"a":1}', b"", b"{", b"}", b"x", b'{"msg":"' + b"y" * 300 + b'"}', b"  {}", b"{}"]
+    for _ in range(300):
+        buf = b"\n".join(rng.choice(shapes) for _ in range(rng.randrange(1, 30)))
+        if rng.random() < 0.5:
+            buf += b"\n"
+        a = rng.randrange(len(buf) + 1)
+        a = buf.rfind(b"\n", 0, a) + 1   # ranges start at a line's start
+        b = rng.choice([len(buf), buf.find(b"\n", a) + 1 or len(buf)])
+        longest = max((len(x) for x in buf[a:b].split(b"\n")), default=0) if b > a else 0
+        assert fast.lines(buf, a, b) == (fast.odd(buf, a, b), longest), (buf, a, b)
 
 
 @needs_extension

@@ -986,26 +986,49 @@ done:
 }
 
 /* odd(buf, a, b): the starts of the lines in buf[a:b] that are not "{...}" (candidates.Hits.odd) */
-static PyObject *fs_odd(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t a, b;
-    Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
-    const char *base = view.buf, *hi = base + b;
-    PyObject *out = PyList_New(0);
-    const char *ls = base + a;
-    while (out != NULL && ls < hi) {
+/* The starts of the lines in [ls, hi) that are not "{...}" (candidates.Hits.odd, as offsets
+ * from base) appended to ``out``, and the length of the longest line, without its newline. */
+static int odd_lines(const char *base, const char *ls, const char *hi, PyObject *out, Py_ssize_t *longest) {
+    Py_ssize_t most = 0;
+    while (ls < hi) {
         const char *le = memchr(ls, '\n', (size_t)(hi - ls));
         if (le == NULL) le = hi;
+        if (le - ls > most) most = le - ls;
         if (le == ls || *ls != '{' || le[-1] != '}') {
             PyObject *v = PyLong_FromSsize_t(ls - base);
-            if (v == NULL || PyList_Append(out, v) < 0) Py_CLEAR(out);
-            Py_XDECREF(v);
+            if (v == NULL || PyList_Append(out, v) < 0) { Py_XDECREF(v); return -1; }
+            Py_DECREF(v);
         }
         ls = le + 1;
     }
+    *longest = most;
+    return 0;
+}
+
+/* odd_lines over the (buf, a, b) arguments: the list, and the longest line in *longest */
+static PyObject *odd_of(PyObject *args, Py_ssize_t *longest) {
+    Py_ssize_t a, b;
+    Py_buffer view;
+    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out != NULL && odd_lines(view.buf, (const char *)view.buf + a, (const char *)view.buf + b, out, longest) < 0)
+        Py_CLEAR(out);
     PyBuffer_Release(&view);
     return out;
+}
+
+static PyObject *fs_odd(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t longest;
+    return odd_of(args, &longest);
+}
+
+/* lines(buf, a, b): (odd(buf, a, b), the length of the longest line) in one pass */
+static PyObject *fs_lines(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t longest = 0;
+    PyObject *out = odd_of(args, &longest);
+    return out == NULL ? NULL : Py_BuildValue("(Nn)", out, longest);
 }
 
 static int get_lit(PyObject *cfg, const char *name, lit_t *out) {
@@ -1168,23 +1191,6 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
 
 /* longest(buf, a, b): the length of the longest line in buf[a:b] without its newline (a last
  * line without one counts too), which says whether reader.chunks would skip any (parallel.py) */
-static PyObject *fs_longest(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t a, b;
-    Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
-    const char *ls = (const char *)view.buf + a, *hi = (const char *)view.buf + b;
-    Py_ssize_t most = 0;
-    while (ls < hi) {
-        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
-        if (le == NULL) le = hi;
-        if (le - ls > most) most = le - ls;
-        ls = le + 1;
-    }
-    PyBuffer_Release(&view);
-    return PyLong_FromSsize_t(most);
-}
-
 /* --- the replay of a run's operations (batch.apply_ops) ------------------------------------------ */
 
 /* The names and values the replay reads, set by configure(): attribute names interned, the
@@ -1626,7 +1632,7 @@ static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
-    {"longest", fs_longest, METH_VARARGS, "The length of the longest line, without its newline."},
+    {"lines", fs_lines, METH_VARARGS, "odd() and the length of the longest line, in one pass."},
     {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
     {NULL, NULL, 0, NULL},
 };

@@ -122,11 +122,14 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
         return False   # not mappable (a special file): read as a stream
     try:
         a, b = start - base, stop - base
-        if buf[b - 1:b] != b"\n" or fast.longest(buf, a, b) > max_line:
+        if buf[b - 1:b] != b"\n":
+            return False
+        odd, longest = fast.lines(buf, a, b)
+        if longest > max_line:
             return False
         # the compiled path uses what a mapping has (find, slices, the buffer); scan_range hands
         # every other path bytes
-        scan_range(cast(bytes, buf), a, b, stats, tape, False, base)
+        scan_range(cast(bytes, buf), a, b, stats, tape, False, base, odd)
         return True
     finally:
         with contextlib.suppress(BufferError):   # a view still open: the mapping goes with it

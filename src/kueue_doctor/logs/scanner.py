@@ -273,16 +273,17 @@ def _apply_one(ev: Evidence, e: tuple) -> None:
 
 
 def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool,
-               origin: int | None = None) -> None:
+               origin: int | None = None, odd: list | None = None) -> None:
     """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``. ``origin``:
     where ``buf`` starts in the file being read, for the tape to name the raw lines of DRS
     tournaments by their place in the file (``origin`` + their place in ``buf``) instead of
-    carrying copies of them, which Evidence.line_at reads back for the few that become examples."""
+    carrying copies of them, which Evidence.line_at reads back for the few that become examples.
+    ``odd``: the extension's ``odd(buf, a, b)``, where the caller has it already."""
     if b <= a:
         return
     fast = fastpath.module() if BATCH and not window else None
     if fast is not None:
-        _scan_range_compiled(fast, buf, a, b, stats, tape, origin)
+        _scan_range_compiled(fast, buf, a, b, stats, tape, origin, odd)
         return
     if not isinstance(buf, bytes):   # a mapped range (parallel.py): the pure path uses bytes' methods
         buf, a, b = buf[a:b], 0, b - a
@@ -322,9 +323,9 @@ def _runs(buf: bytes, odd: list[int], a: int, b: int) -> Iterator[tuple[int, int
 
 
 def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
-                         origin: int | None = None) -> None:
+                         origin: int | None = None, odd: list | None = None) -> None:
     """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
-    for start, end, json_run in _runs(buf, fast.odd(buf, a, b), a, b):
+    for start, end, json_run in _runs(buf, fast.odd(buf, a, b) if odd is None else odd, a, b):
         if json_run:
             _scan_clean_compiled(fast, buf, start, end, stats, tape, origin)
         else:
