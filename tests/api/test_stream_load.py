@@ -156,3 +156,21 @@ def test_a_part_for_pyyaml_that_this_process_decodes_sends_the_file_the_ordinary
     got = load_paths([path])
     assert streamed == [False] and any("generation: 0755" in part for part in slow_worker)
     same_state(got, ordinary(path, monkeypatch))
+
+
+def test_workers_send_workloads_as_records_that_build_the_same_objects(tmp_path, monkeypatch, streamed):
+    import os
+    import time
+    here, built = os.getpid(), []
+    real_decode, real_build = yamlfast._decode_part, load.from_record
+
+    def slow_here(span, text=None):   # so that the worker decodes most parts
+        if os.getpid() == here:
+            time.sleep(0.05)
+        return real_decode(span, text)
+    monkeypatch.setattr(yamlfast, "_decode_part", slow_here)
+    monkeypatch.setattr(load, "from_record", lambda r: built.append(r[0]) or real_build(r))
+    path = write(tmp_path, items(300))
+    got = load_paths([path])
+    assert streamed == [True] and "Workload" in built and "Pod" in built
+    same_state(got, ordinary(path, monkeypatch))

@@ -30,7 +30,16 @@ from .. import heap
 from ..errors import InputError
 from ..kueue.layout import MANIFEST
 from . import schema, yamlfast
-from .parse import KINDS, KUEUE_GROUP, UnknownKind, configuration_from_configmap, object_ref, parse_object
+from .parse import (
+    KINDS,
+    KUEUE_GROUP,
+    UnknownKind,
+    configuration_from_configmap,
+    from_record,
+    object_ref,
+    parse_object,
+    records_of,
+)
 from .state import ClusterState
 
 OBJECT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -269,7 +278,9 @@ def stream_documents(state: ClusterState, text: str, file: str) -> bool:
     the text is not such a List or anything in it is not plain: a part for PyYAML, an item that
     is a List or a scenario, an object that does not parse. Then the text is for the ordinary
     way, which decodes it again and raises the first problem where it would have anyway."""
-    streamed = yamlfast.stream_list(text)
+    # the workers also read each Workload as far as plain data goes (parse.records_of), leaving
+    # this process only the building of its typed object
+    streamed = yamlfast.stream_list(text, prepare=records_of)
     if streamed is None:
         return False
     head, parts = streamed
@@ -280,6 +291,9 @@ def stream_documents(state: ClusterState, text: str, file: str) -> bool:
     try:
         for items in parts:
             for raw in items:
+                if type(raw) is tuple:   # a worker's object_record
+                    built.append((from_record(raw), None))
+                    continue
                 if isinstance(raw, dict) and (is_scenario(raw) or (
                         isinstance(raw.get("kind"), str) and raw["kind"].endswith("List"))):
                     return False

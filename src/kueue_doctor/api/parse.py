@@ -18,7 +18,7 @@ from ..kueue.constants import CHECK_STATES, POD_PRIORITY_CLASS_SOURCE, WORKLOAD_
 from ..kueue.podsready import check_block
 from . import objects as o
 from . import schema
-from .fastparse import fast_pod, fast_workload
+from .fastparse import fast_pod, fast_workload, pod_from_record, pod_record, workload_from_record, workload_record
 from .fields import Fields, _type_name
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -754,3 +754,36 @@ def parse_object(raw: Any) -> Any:
     except InputError as e:
         raise e.located(obj=object_ref(raw)) from None
     return obj
+
+
+# -- objects read in a forked worker (api/load.py stream_documents) -----------------------------
+_FROM_RECORD = {"Workload": workload_from_record, "Pod": pod_from_record}
+
+
+def object_record(raw: Any) -> tuple | None:
+    """What ``parse_object`` builds of ``raw``, as plain data that marshal carries (``from_record``
+    builds the object of it), where the fast path reads it and no schema check comes first: a
+    Workload read back from an API server, a Pod; None for anything else."""
+    if type(raw) is not dict:
+        return None
+    kind, api_version = raw.get("kind"), raw.get("apiVersion")
+    if kind not in _FROM_RECORD or type(api_version) is not str or api_version not in KINDS[kind][0]:
+        return None
+    if kind == "Pod":
+        record = pod_record(raw)
+    elif _served(raw):   # (else parse_object validates it against the schema first)
+        record = workload_record(raw, api_version.rpartition("/")[2])
+    else:
+        return None
+    return None if record is None else (kind, record)
+
+
+def from_record(record: tuple) -> Any:
+    """The object an ``object_record`` describes, as ``parse_object`` builds it."""
+    return _FROM_RECORD[record[0]](record[1])
+
+
+def records_of(items: list[Any]) -> list[Any]:
+    """The items of a decoded List, each as its ``object_record`` where it has one, else as decoded
+    (a decoded item is never a tuple)."""
+    return [object_record(raw) or raw for raw in items]

@@ -28,7 +28,7 @@ import multiprocessing as mp
 import os
 import re
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import yaml
@@ -192,7 +192,14 @@ def _decode_part(span: tuple[int, int], text: str | None = None) -> list[Any] | 
 
 def _worker_part(span: tuple[int, int]) -> bytes | None:
     items = _decode_part(span)
-    return None if items is None else marshal.dumps(items)
+    if items is None:
+        return None
+    if _prepare is not None:
+        items = _prepare(items)
+    try:
+        return marshal.dumps(items)
+    except ValueError:  # what ``prepare`` made is not plain data: the ordinary way
+        return None
 
 
 def usable_cores() -> int:
@@ -263,6 +270,7 @@ def parallel_load_all(text: str, cores: int | None = None) -> list[Any] | None:
 # the next part is not there yet this process decodes one itself, from the end of the List (its
 # own parts need no marshalling either); a part is decoded by whoever claims it first.
 STREAM_PART = 2 * 2**20          # characters per part: the first objects are built early
+_prepare: Callable[[list[Any]], list[Any]] | None = None   # what forked workers do to their parts' items
 _spans: list[tuple[int, int]] = []
 _claims: Any = None              # one byte per part, set by whoever decodes it (shared, locked)
 _TAKEN = b""                     # a worker's answer for a part this process claimed
@@ -273,11 +281,16 @@ class NotFast(Exception):
     text is to be read again the ordinary way."""
 
 
-def stream_list(text: str, cores: int | None = None) -> tuple[dict, Generator[list[Any], None, None]] | None:
+def stream_list(text: str, cores: int | None = None, prepare: Callable[[list[Any]], list[Any]] | None = None,
+                ) -> tuple[dict, Generator[list[Any], None, None]] | None:
     """A large kubectl-written List as its head (the List with ``items: []``) and the runs of its
     items in order, decoded by ``cores - 1`` forked workers and this process as ``fast_load_all``
     decodes them; None when the text is not such a List or no worker can be started. The
-    iterator raises NotFast when a part is not for the fast decoder; closing it stops the workers."""
+    iterator raises NotFast when a part is not for the fast decoder; closing it stops the workers.
+
+    ``prepare``: what a worker does to the items of a part it decoded before sending them back
+    (it must return what marshal carries: a part of which it does not is read the ordinary way);
+    the parts this process decodes come as decoded, so the caller tells them apart."""
     cores = cores or usable_cores()
     if len(text) < PARALLEL_FROM or not _can_fork(cores):
         return None
@@ -288,7 +301,7 @@ def stream_list(text: str, cores: int | None = None) -> tuple[dict, Generator[li
     docs = fast_load_all(head_text)
     if not docs or len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("items") != []:
         return None
-    return docs[0], _streamed_parts(text, spans, cores)
+    return docs[0], _streamed_parts(text, spans, cores, prepare)
 
 
 def _claim(i: int, claims: Any = None) -> bool:
@@ -306,10 +319,11 @@ def _worker_claimed(i: int) -> bytes | None:
     return _worker_part(_spans[i])
 
 
-def _streamed_parts(text: str, spans: list[tuple[int, int]], cores: int) -> Generator[list[Any], None, None]:
-    global _text, _spans, _claims
+def _streamed_parts(text: str, spans: list[tuple[int, int]], cores: int,
+                    prepare: Callable[[list[Any]], list[Any]] | None) -> Generator[list[Any], None, None]:
+    global _text, _spans, _claims, _prepare
     ctx = mp.get_context("fork")
-    _text, _spans = text, spans
+    _text, _spans, _prepare = text, spans, prepare
     try:
         _claims = ctx.Array("b", len(spans))
         # one worker fewer than cores: this process builds the objects (and decodes when idle)
@@ -317,7 +331,7 @@ def _streamed_parts(text: str, spans: list[tuple[int, int]], cores: int) -> Gene
     except Exception:  # no worker here (a daemon, a process limit)
         raise NotFast from None
     finally:
-        _text, _spans = "", []
+        _text, _spans, _prepare = "", [], None
     if pool is None:   # another thread started meanwhile
         _claims = None
         raise NotFast

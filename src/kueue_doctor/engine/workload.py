@@ -134,11 +134,17 @@ class RequestsMemo:
             return accounted_requests(spec, self.rules)
         c = spec.containers[0]
         req, lim = c.requests, c.limits
-        key = (tuple(req), tuple(map(id, req.values())), tuple(lim), tuple(map(id, lim.values())))
+        # without limits (the common template) a flat key: names (str) then identities (int);
+        # with them, a key of four tuples (so never equal to a flat one)
+        key = (*req, *map(id, req.values())) if not lim else \
+            (tuple(req), tuple(map(id, req.values())), tuple(lim), tuple(map(id, lim.values())))
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = (accounted_requests(spec, self.rules), req, lim)
         return dict(known[0])
+
+
+_NO_CONDITIONS: dict[str, o.Condition] = {}   # (read only) a pending workload's, most of a large cluster
 
 
 def _order_timestamp(obj: o.Workload, ev: o.Condition | None, strategy: str) -> datetime:
@@ -205,7 +211,7 @@ class WorkloadInfo:
         self.queue_name = obj.queue_name
         self.pod_sets = self._pending_requests(obj, reclaimable, rules, memo)
         # the two conditions read here, found in one pass: this runs once per Workload
-        conds = o.conditions_by_type(obj.status.conditions)
+        conds = o.conditions_by_type(obj.status.conditions) if obj.status.conditions else _NO_CONDITIONS
         qr, ev = conds.get("QuotaReserved"), conds.get("Evicted")
         reserved = qr is not None and qr.status == "True"
         adm = obj.status.admission if reserved else None
@@ -256,7 +262,7 @@ class WorkloadInfo:
                 per_pod = memo.per_pod(ps.template)
             else:
                 per_pod = accounted_requests(ps.template, rules)
-            out.append(PodSetRequests(ps.name, count, per_pod, ps.min_count))
+            out.append(PodSetRequests(ps.name, count, per_pod, ps.min_count, {}))
         return out
 
     @staticmethod
