@@ -401,3 +401,36 @@ def test_cycle_durations_add_up_as_python_adds_them():
                 signatures._summed = saved
         pairs = [(getattr(got, k), getattr(want, k)) for k in ("cycles", "cycle_total", "cycle_max", "cycle_slow")]
         assert all(repr(a) == repr(b) and type(a) is type(b) for a, b in pairs), (runs, pairs)
+
+
+_MANY_QUEUES = """
+import random, sys
+sys.path.insert(0, %r)
+from tests.logs.test_fastscan import _TEMPLATES, _same_three_ways
+rng = random.Random(3)
+lines = []
+for i in range(3000):
+    ts = f"2026-08-20T10:{i // 600 %% 60:02d}:{i // 10 %% 60:02d}.{rng.randrange(1, 10**9)}Z"
+    cq, wl = f"cq-{rng.randrange(100)}", f"job-{rng.randrange(500)}"
+    kind = rng.choice(["requeued", "admitted"])
+    fields = (wl, "team-a", cq, "team-a", "NoFit", "") if kind == "requeued" else (wl, "team-a", cq)
+    lines.append(_TEMPLATES[kind][0] %% ("Level(-2)", ts, _TEMPLATES[kind][1], i, *fields))
+data = ("\\n".join(lines) + "\\n").encode()
+_same_three_ways(data, [len(data)])
+print("same")
+"""
+
+
+@needs_extension
+def test_the_replay_keeps_its_queues_apart_past_its_first_table():
+    # a run over 100 queues grows the replay's queue table while its text ids still point at
+    # entries: under Python's debug allocator freed memory is poisoned, so a stale entry crashes
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    env = {**os.environ, "PYTHONMALLOC": "debug"}
+    done = subprocess.run([sys.executable, "-c", _MANY_QUEUES % str(REPO)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "same", (done.returncode, done.stderr[-2000:])

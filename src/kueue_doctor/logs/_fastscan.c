@@ -1216,7 +1216,8 @@ typedef struct {
 } qc_t;
 
 typedef struct {
-    qc_t *v;            /* open addressing on q's address; NULL q: empty */
+    qc_t **v;           /* open addressing on q's address; NULL: empty. Each entry is allocated
+                         * on its own: made[] in fs_replay keeps pointers to them across growth */
     Py_ssize_t cap, n;
 } qtab_t;
 
@@ -1256,37 +1257,44 @@ static int qc_flush(qc_t *c) {
 static int qtab_flush(qtab_t *t) {
     int rc = 0;
     for (Py_ssize_t i = 0; i < t->cap; i++)
-        if (t->v[i].q != NULL && qc_flush(&t->v[i]) < 0) rc = -1;
+        if (t->v[i] != NULL && qc_flush(t->v[i]) < 0) rc = -1;
     return rc;
 }
 
 static void qtab_free(qtab_t *t) {
     if (t->v == NULL) return;
-    for (Py_ssize_t i = 0; i < t->cap; i++) qc_clear(&t->v[i]);
+    for (Py_ssize_t i = 0; i < t->cap; i++)
+        if (t->v[i] != NULL) {
+            qc_clear(t->v[i]);
+            PyMem_Free(t->v[i]);
+        }
     PyMem_Free(t->v);
     t->v = NULL;
 }
 
 static Py_ssize_t qtab_slot(qtab_t *t, PyObject *q) {
     Py_ssize_t i = (Py_ssize_t)(((uintptr_t)q >> 4) * 0x9E3779B97F4A7C15ULL >> 20) & (t->cap - 1);
-    while (t->v[i].q != NULL && t->v[i].q != q) i = (i + 1) & (t->cap - 1);
+    while (t->v[i] != NULL && t->v[i]->q != q) i = (i + 1) & (t->cap - 1);
     return i;
 }
 
 /* The cache entry of queue ``q`` (made and filled on first use); NULL on a Python error. */
 static qc_t *qtab_get(qtab_t *t, PyObject *q) {
     if (t->v == NULL || 2 * (t->n + 1) > t->cap) {
-        qtab_t bigger = {PyMem_Calloc((size_t)(t->cap ? 2 * t->cap : 64), sizeof(qc_t)), t->cap ? 2 * t->cap : 64, t->n};
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        qtab_t bigger = {PyMem_Calloc((size_t)cap, sizeof(qc_t *)), cap, t->n};
         if (bigger.v == NULL) { PyErr_NoMemory(); return NULL; }
         for (Py_ssize_t i = 0; i < t->cap; i++)
-            if (t->v[i].q != NULL) bigger.v[qtab_slot(&bigger, t->v[i].q)] = t->v[i];
+            if (t->v[i] != NULL) bigger.v[qtab_slot(&bigger, t->v[i]->q)] = t->v[i];
         PyMem_Free(t->v);
         *t = bigger;
     }
-    qc_t *c = &t->v[qtab_slot(t, q)];
-    if (c->q != NULL) return c;
+    Py_ssize_t at = qtab_slot(t, q);
+    if (t->v[at] != NULL) return t->v[at];
+    qc_t *c = PyMem_Calloc(1, sizeof(qc_t));
+    if (c == NULL) { PyErr_NoMemory(); return NULL; }
     PyObject *first = PyObject_GetAttr(q, R.first);
-    if (first == NULL) return NULL;
+    if (first == NULL) { PyMem_Free(c); return NULL; }
     c->has_first = first != Py_None;
     Py_DECREF(first);
     c->heads = PyObject_GetAttr(q, R.heads);
@@ -1296,9 +1304,11 @@ static qc_t *qtab_get(qtab_t *t, PyObject *q) {
     if (c->admit_times == NULL || !PyDict_Check(c->heads) || !PyDict_Check(c->requeue) || !PyList_Check(c->admit_times)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "replay: a QueueStats of another shape");
         qc_clear(c);
+        PyMem_Free(c);
         return NULL;
     }
     c->q = Py_NewRef(q);
+    t->v[at] = c;
     t->n++;
     return c;
 }
