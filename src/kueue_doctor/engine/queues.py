@@ -122,7 +122,7 @@ class ClusterQueueQueue:
 
     def _key(self, wi: WorkloadInfo) -> SortKey:
         sticky = self.strategy == "BestEffortFIFO" and self.sticky == wi.key
-        u = None if self.ledger is None else self.usage(wi)   # (asked once per pending workload)
+        u = self.usage(wi)
         return (_NO_USAGE if u is None else order_key(u), not sticky, -wi.priority, wi.queue_order_timestamp(),
                 wi.uid)
 
