@@ -7,10 +7,18 @@ import marshal
 import pytest
 
 from kueue_doctor.api import fastparse
-from kueue_doctor.api.fastparse import fast_pod, fast_workload
+from kueue_doctor.api.fastparse import fast_node, fast_pod, fast_workload
 from kueue_doctor.api.fields import Fields
 from kueue_doctor.api.load import decode_documents, raw_objects, read_text
-from kueue_doctor.api.parse import from_record, object_record, parse_object, parse_pod, parse_workload, records_of
+from kueue_doctor.api.parse import (
+    from_record,
+    object_record,
+    parse_node,
+    parse_object,
+    parse_pod,
+    parse_workload,
+    records_of,
+)
 from tests.paths import REPO
 
 
@@ -65,7 +73,7 @@ def test_fast_pod_path_matches_the_careful_parser():
 def test_a_record_sent_through_marshal_builds_what_parse_object_builds():
     # what a forked worker sends back (api/load.py stream_documents) for every object of the repository
     taken = 0
-    for kind in ("Workload", "Pod"):
+    for kind in ("Workload", "Pod", "Node"):
         for raw in dicts(kind):
             record = object_record(raw)
             if record is None:
@@ -156,3 +164,62 @@ def test_the_plain_shape_is_taken_and_reads_as_the_careful_parser():
 def test_what_the_fast_path_cannot_vouch_for_goes_to_the_careful_parser(path, value):
     raw = _set(_plain(), path, value)
     assert fast_workload(raw, "v1beta2") is None and object_record(raw) is None
+
+
+def test_fast_node_path_matches_the_careful_parser():
+    taken = total = 0
+    for raw in dicts("Node"):
+        total += 1
+        fast = fast_node(raw)
+        if fast is None:
+            continue
+        taken += 1
+        assert fast == parse_node(Fields(raw), "v1"), raw["metadata"].get("name")
+    assert total > 100
+    assert taken > total // 2
+
+
+def _node() -> dict:
+    """A Node as kubectl prints one (the fields the doctor reads, and some it does not)."""
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "gpu-1", "uid": "u", "resourceVersion": "9", "creationTimestamp": "2026-11-30T10:00:00Z",
+                         "labels": {"pool": "gpu", "topology.kubernetes.io/zone": "z1"},
+                         "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
+            "spec": {"podCIDR": "10.0.0.0/24", "taints": [{"key": "nvidia.com/gpu", "value": "present",
+                                                            "effect": "NoSchedule"}]},
+            "status": {"capacity": {"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8", "pods": "110"},
+                       "allocatable": {"cpu": "95500m", "memory": "1000Gi", "nvidia.com/gpu": 8},
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "lastHeartbeatTime": "2026-11-30T11:59:00Z",
+                                       "lastTransitionTime": "2026-11-30T10:01:00Z"}],
+                       "nodeInfo": {"kubeletVersion": "v1.31.0"}}}
+
+
+_ODD_NODES = [
+    ("metadata.namespace", "kube-system"), ("metadata.labels", None), ("metadata.annotations", {}),
+    ("metadata.ownerReferences", [{"kind": "Machine", "name": "m"}]), ("metadata.deletionTimestamp", "2026-11-30T11:00:00Z"),
+    ("spec", None), ("spec.taints", None), ("spec.taints", []), ("spec.taints.0.value", None), ("spec.taints.0.key", ""),
+    ("spec.unschedulable", True), ("spec.unschedulable", None), ("status", None), ("status.capacity", None),
+    ("status.allocatable", {"cpu": None}), ("status.conditions", None), ("status.conditions.0.reason", None),
+    ("status.conditions.0.lastTransitionTime", None),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), _ODD_NODES, ids=[f"{p}={v!r}"[:60] for p, v in _ODD_NODES])
+def test_the_fast_node_path_reads_every_field_as_the_careful_parser(path, value):
+    raw = _set(_node(), path, value)
+    careful = parse_node(Fields(raw), "v1")
+    assert fastparse.node_record(raw) is not None
+    assert fast_node(raw) == careful and parse_object(raw) == careful
+    assert from_record(marshal.loads(marshal.dumps(object_record(raw)))) == careful
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    ("spec.taints.0.effect", "NoPlacement"), ("spec.taints.0.effect", None), ("spec.taints.0.key", None),
+    ("spec.taints", ["x"]), ("spec.unschedulable", "true"), ("status.capacity.cpu", "lots"),
+    ("metadata.labels", {"a": 1}), ("metadata.name", ""), ("status.conditions.0.type", None),
+    ("metadata.creationTimestamp", "yesterday"), ("spec", []),
+])
+def test_what_the_fast_node_path_cannot_vouch_for_goes_to_the_careful_parser(path, value):
+    raw = _set(_node(), path, value)
+    assert fast_node(raw) is None and object_record(raw) is None

@@ -1,4 +1,4 @@
-"""A fast path for the kinds that come by the hundred thousand: Workloads and Pods.
+"""A fast path for the kinds that come by the thousand: Workloads, Pods and Nodes.
 
 It reads the common, well-formed shape straight from the decoded dict. Anything outside that
 shape (a field of an unexpected type, node affinity, init containers, ...) makes it give up
@@ -18,6 +18,7 @@ from .quantity import Quantity, QuantityError, _parse_cached
 
 # pod-spec fields whose reading is involved enough to leave to the careful parser
 _POD_DEFER = ("initContainers", "overhead", "affinity")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 class _GiveUp(Exception):
@@ -274,6 +275,46 @@ def pod_from_record(r: tuple) -> o.Pod:
 def fast_pod(raw: dict) -> o.Pod | None:
     r = pod_record(raw)
     return None if r is None else pod_from_record(r)
+
+
+def node_record(raw: dict) -> tuple | None:
+    """What parse.parse_node builds, as plain data (a Node's metadata carries many labels and
+    annotations, which the careful parser reads field by field); None where it is to read it."""
+    try:
+        spec, st = _dict(raw.get("spec")), _dict(raw.get("status"))
+        taints = []
+        for t in _list(spec.get("taints")):
+            if type(t) is not dict:
+                raise _GiveUp
+            key, effect = t.get("key"), t.get("effect")
+            if type(key) is not str or type(effect) is not str or effect not in TAINT_EFFECTS:
+                raise _GiveUp
+            taints.append((key, _str(t.get("value")), effect))
+        unschedulable = spec.get("unschedulable")
+        if unschedulable is None:
+            unschedulable = False
+        elif type(unschedulable) is not bool:
+            raise _GiveUp
+        meta = _meta_record(raw)
+        return ((meta[0], "", *meta[2:]), _resources_record(st.get("capacity")),
+                _resources_record(st.get("allocatable")), taints, unschedulable,
+                _conditions_record(st.get("conditions")))
+    except (_GiveUp, ValueError, TypeError, AttributeError):
+        return None
+    except Exception as e:  # an InputError from to_time: let the careful parser word it
+        if type(e).__name__ == "InputError":
+            return None
+        raise
+
+
+def node_from_record(r: tuple) -> o.Node:
+    return o.Node(_meta_from_record(r[0]), _resources_from_record(r[1]), _resources_from_record(r[2]),
+                  [o.Taint(*t) for t in r[3]], r[4], _conditions_from_record(r[5]))
+
+
+def fast_node(raw: dict) -> o.Node | None:
+    r = node_record(raw)
+    return None if r is None else node_from_record(r)
 
 
 def workload_record(raw: dict, version: str) -> tuple | None:

@@ -18,7 +18,18 @@ from ..kueue.constants import CHECK_STATES, POD_PRIORITY_CLASS_SOURCE, WORKLOAD_
 from ..kueue.podsready import check_block
 from . import objects as o
 from . import schema
-from .fastparse import fast_pod, fast_workload, pod_from_record, pod_record, workload_from_record, workload_record
+from .fastparse import (
+    TAINT_EFFECTS,
+    fast_node,
+    fast_pod,
+    fast_workload,
+    node_from_record,
+    node_record,
+    pod_from_record,
+    pod_record,
+    workload_from_record,
+    workload_record,
+)
 from .fields import Fields, _type_name
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -93,9 +104,6 @@ def parse_tolerations(f: Fields, key: str = "tolerations") -> list[o.Toleration]
     return [o.Toleration(key=t.str("key"), operator=t.str("operator", "Equal"),
                          value=t.str("value"), effect=t.str("effect"))
             for t in f.objs(key)]
-
-
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 def parse_taints(f: Fields, key: str) -> list[o.Taint]:
@@ -748,7 +756,7 @@ def parse_object(raw: Any) -> Any:
             # the parser meets the same field with a less precise message.
             schema.validate(raw, kind, version)
         obj = (fast_workload(raw, version) if kind == "Workload"
-               else fast_pod(raw) if kind == "Pod" else None)
+               else fast_pod(raw) if kind == "Pod" else fast_node(raw) if kind == "Node" else None)
         if obj is None:
             obj = parser(Fields(raw), version if kind != "Event" else api_version)
     except InputError as e:
@@ -757,13 +765,13 @@ def parse_object(raw: Any) -> Any:
 
 
 # -- objects read in a forked worker (api/load.py stream_documents) -----------------------------
-_FROM_RECORD = {"Workload": workload_from_record, "Pod": pod_from_record}
+_FROM_RECORD = {"Workload": workload_from_record, "Pod": pod_from_record, "Node": node_from_record}
 
 
 def object_record(raw: Any) -> tuple | None:
     """What ``parse_object`` builds of ``raw``, as plain data that marshal carries (``from_record``
     builds the object of it), where the fast path reads it and no schema check comes first: a
-    Workload read back from an API server, a Pod; None for anything else."""
+    Workload read back from an API server, a Pod, a Node; None for anything else."""
     if type(raw) is not dict:
         return None
     kind, api_version = raw.get("kind"), raw.get("apiVersion")
@@ -771,6 +779,8 @@ def object_record(raw: Any) -> tuple | None:
         return None
     if kind == "Pod":
         record = pod_record(raw)
+    elif kind == "Node":
+        record = node_record(raw)
     elif _served(raw):   # (else parse_object validates it against the schema first)
         record = workload_record(raw, api_version.rpartition("/")[2])
     else:
