@@ -57,16 +57,18 @@ def test_fast_path_steps_aside_for_what_it_does_not_read():
     assert fast_workload(raw, "v1beta2") is None
 
 
-def test_fast_pod_path_matches_the_careful_parser():
+@pytest.mark.parametrize(("kind", "fast_of", "careful_of", "at_least"), [
+    ("Pod", fast_pod, parse_pod, 200), ("Node", fast_node, parse_node, 100)])
+def test_fast_pod_and_node_paths_match_the_careful_parser(kind, fast_of, careful_of, at_least):
     taken = total = 0
-    for raw in dicts("Pod"):
+    for raw in dicts(kind):
         total += 1
-        fast = fast_pod(raw)
+        fast = fast_of(raw)
         if fast is None:
             continue
         taken += 1
-        assert fast == parse_pod(Fields(raw), "v1"), raw["metadata"].get("name")
-    assert total > 200
+        assert fast == careful_of(Fields(raw), "v1"), raw["metadata"].get("name")
+    assert total > at_least
     assert taken > total // 2
 
 
@@ -164,19 +166,6 @@ def test_the_plain_shape_is_taken_and_reads_as_the_careful_parser():
 def test_what_the_fast_path_cannot_vouch_for_goes_to_the_careful_parser(path, value):
     raw = _set(_plain(), path, value)
     assert fast_workload(raw, "v1beta2") is None and object_record(raw) is None
-
-
-def test_fast_node_path_matches_the_careful_parser():
-    taken = total = 0
-    for raw in dicts("Node"):
-        total += 1
-        fast = fast_node(raw)
-        if fast is None:
-            continue
-        taken += 1
-        assert fast == parse_node(Fields(raw), "v1"), raw["metadata"].get("name")
-    assert total > 100
-    assert taken > total // 2
 
 
 def _node() -> dict:

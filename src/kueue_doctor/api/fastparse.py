@@ -8,6 +8,7 @@ error. For the inputs it accepts it builds exactly what the careful parser build
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, overload
 
@@ -90,6 +91,22 @@ def _list(v: Any) -> list:
     if not isinstance(v, list):
         raise _GiveUp
     return v
+
+
+def _or_none(read: Callable[..., tuple]) -> Callable[..., tuple | None]:
+    """``read``, None where it gives up: the careful parser is then to read the object (and word
+    its error, an InputError from to_time included)."""
+    def record(raw: dict, *args: Any) -> tuple | None:
+        try:
+            return read(raw, *args)
+        except (_GiveUp, ValueError, TypeError, AttributeError):
+            return None
+        except Exception as e:
+            if type(e).__name__ == "InputError":
+                return None
+            raise
+    record.__doc__ = read.__doc__
+    return record
 
 
 # -- records: the typed objects as plain tuples ------------------------------------------------
@@ -249,22 +266,18 @@ def _conditions_from_record(r: list[tuple]) -> list[o.Condition]:
     return [o.Condition(c[0], c[1], c[2], c[3], None if c[4] is None else _parsed_time(c[4])) for c in r]
 
 
-def pod_record(raw: dict) -> tuple | None:
-    try:
-        st = _dict(raw.get("status"))
-        statuses = _list(st.get("containerStatuses"))
-        if not all(isinstance(c, dict) for c in statuses):
-            raise _GiveUp
-        start = st.get("startTime")
-        return (_meta_record(raw), _pod_spec_record(_dict(raw.get("spec"))), _str(st.get("phase")),
-                _conditions_record(st.get("conditions")), None if start is None else _time_text(start),
-                list(statuses))
-    except (_GiveUp, ValueError, TypeError, AttributeError):
-        return None
-    except Exception as e:  # an InputError from to_time: let the careful parser word it
-        if type(e).__name__ == "InputError":
-            return None
-        raise
+def _pod_record(raw: dict) -> tuple:
+    st = _dict(raw.get("status"))
+    statuses = _list(st.get("containerStatuses"))
+    if not all(isinstance(c, dict) for c in statuses):
+        raise _GiveUp
+    start = st.get("startTime")
+    return (_meta_record(raw), _pod_spec_record(_dict(raw.get("spec"))), _str(st.get("phase")),
+            _conditions_record(st.get("conditions")), None if start is None else _time_text(start),
+            list(statuses))
+
+
+pod_record = _or_none(_pod_record)
 
 
 def pod_from_record(r: tuple) -> o.Pod:
@@ -277,34 +290,30 @@ def fast_pod(raw: dict) -> o.Pod | None:
     return None if r is None else pod_from_record(r)
 
 
-def node_record(raw: dict) -> tuple | None:
+def _node_record(raw: dict) -> tuple:
     """What parse.parse_node builds, as plain data (a Node's metadata carries many labels and
-    annotations, which the careful parser reads field by field); None where it is to read it."""
-    try:
-        spec, st = _dict(raw.get("spec")), _dict(raw.get("status"))
-        taints = []
-        for t in _list(spec.get("taints")):
-            if type(t) is not dict:
-                raise _GiveUp
-            key, effect = t.get("key"), t.get("effect")
-            if type(key) is not str or type(effect) is not str or effect not in TAINT_EFFECTS:
-                raise _GiveUp
-            taints.append((key, _str(t.get("value")), effect))
-        unschedulable = spec.get("unschedulable")
-        if unschedulable is None:
-            unschedulable = False
-        elif type(unschedulable) is not bool:
+    annotations, which the careful parser reads field by field)."""
+    spec, st = _dict(raw.get("spec")), _dict(raw.get("status"))
+    taints = []
+    for t in _list(spec.get("taints")):
+        if type(t) is not dict:
             raise _GiveUp
-        meta = _meta_record(raw)
-        return ((meta[0], "", *meta[2:]), _resources_record(st.get("capacity")),
-                _resources_record(st.get("allocatable")), taints, unschedulable,
-                _conditions_record(st.get("conditions")))
-    except (_GiveUp, ValueError, TypeError, AttributeError):
-        return None
-    except Exception as e:  # an InputError from to_time: let the careful parser word it
-        if type(e).__name__ == "InputError":
-            return None
-        raise
+        key, effect = t.get("key"), t.get("effect")
+        if type(key) is not str or type(effect) is not str or effect not in TAINT_EFFECTS:
+            raise _GiveUp
+        taints.append((key, _str(t.get("value")), effect))
+    unschedulable = spec.get("unschedulable")
+    if unschedulable is None:
+        unschedulable = False
+    elif type(unschedulable) is not bool:
+        raise _GiveUp
+    meta = _meta_record(raw)
+    return ((meta[0], "", *meta[2:]), _resources_record(st.get("capacity")),
+            _resources_record(st.get("allocatable")), taints, unschedulable,
+            _conditions_record(st.get("conditions")))
+
+
+node_record = _or_none(_node_record)
 
 
 def node_from_record(r: tuple) -> o.Node:
@@ -315,19 +324,6 @@ def node_from_record(r: tuple) -> o.Node:
 def fast_node(raw: dict) -> o.Node | None:
     r = node_record(raw)
     return None if r is None else node_from_record(r)
-
-
-def workload_record(raw: dict, version: str) -> tuple | None:
-    """What ``fast_workload`` builds, as plain data (``workload_from_record`` builds it); None
-    where the careful parser is to read the object."""
-    try:
-        return _workload_record(raw, version)
-    except (_GiveUp, ValueError, TypeError, AttributeError):
-        return None
-    except Exception as e:  # an InputError from to_time: let the careful parser word it
-        if type(e).__name__ == "InputError":
-            return None
-        raise
 
 
 def fast_workload(raw: dict, version: str) -> o.Workload | None:
@@ -397,6 +393,10 @@ def _admission_record(st: dict) -> tuple | None:
         psas.append((p["name"], _str_map(p.get("flavors")), _resources_record(p.get("resourceUsage")),
                      _int(p.get("count"), None, 0)))
     return (cq, psas)
+
+
+# what ``fast_workload`` builds, as plain data (``workload_from_record`` builds it)
+workload_record = _or_none(_workload_record)
 
 
 def workload_from_record(r: tuple) -> o.Workload:
