@@ -3,6 +3,7 @@ what the ordinary way loads, and anything irregular in it is read the ordinary w
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 import yaml
@@ -174,3 +175,105 @@ def test_workers_send_workloads_as_records_that_build_the_same_objects(tmp_path,
     got = load_paths([path])
     assert streamed == [True] and "Workload" in built and "Pod" in built
     same_state(got, ordinary(path, monkeypatch))
+
+
+def nodes_and_pods(n: int) -> list[dict]:
+    out: list[dict] = []
+    for i in range(n):
+        out.append({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": f"node-{i}", "uid": f"n{i}", "labels": {"pool": "gpu", "i": str(i)}},
+                    "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]} if i % 3 == 0 else {},
+                    "status": {"allocatable": {"cpu": "8", "nvidia.com/gpu": "4"},
+                               "conditions": [{"type": "Ready", "status": "True"}]}})
+        out.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"q{i}", "namespace": "ns"},
+                    "spec": {"nodeName": f"node-{i}", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    return out
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch, streamed):
+    """A large file (streamed) and small ones after it (read by a forked child meanwhile)."""
+    monkeypatch.setattr(yamlfast, "PARALLEL_FROM", 20_000)
+    monkeypatch.setattr(load, "PREFETCH_FROM", 1)
+    write(tmp_path, items(300), "a-kueue.yaml")
+    write(tmp_path, nodes_and_pods(30), "b-nodes.yaml")
+    (tmp_path / "c-pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                                      "items": nodes_and_pods(40)[1::2]}))
+    write(tmp_path, [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-config", "namespace": "k"},
+                      "data": {"controller_manager_config.yaml": CONFIG}}], "d-config.yaml")
+    taken: list[bool] = []
+    real = load.Prefetch.add
+    monkeypatch.setattr(load.Prefetch, "add", lambda self, *a: taken.append(real(self, *a)) or taken[-1])
+    return tmp_path, taken
+
+
+def ordinary_folder(path, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(load, "stream_documents", lambda *a: False)
+        m.setattr(load, "PREFETCH_FROM", 1 << 60)
+        return load_paths([path])
+
+
+def test_small_files_read_meanwhile_load_what_the_ordinary_way_loads(folder, monkeypatch, streamed):
+    path, taken = folder
+    got = load_paths([path])
+    assert streamed == [True] and taken == [False, True, True, True]   # the large one, then each small one
+    want = ordinary_folder(path, monkeypatch)
+    same_state(got, want)
+    assert list(got.nodes.items()) == list(want.nodes.items()) and len(got.nodes) == 30 and len(got.pods) == 30 + 40   # c-pods.json names b-nodes.yaml's again
+    assert got.configuration is not None
+
+
+@pytest.mark.parametrize("spoil", ["bad object", "nested list", "bad yaml"])
+def test_a_small_file_not_plain_is_read_the_ordinary_way(folder, monkeypatch, spoil):
+    path, taken = folder
+    objs = nodes_and_pods(30)
+    if spoil == "bad object":
+        objs[6]["status"]["allocatable"]["cpu"] = "lots"
+    elif spoil == "nested list":
+        objs.insert(9, {"apiVersion": "v1", "kind": "List", "items": [objs.pop(3)]})
+    write(path, objs, "b-nodes.yaml")
+    if spoil == "bad yaml":
+        (path / "b-nodes.yaml").write_text((path / "b-nodes.yaml").read_text() + "- {unclosed: [\n")
+    if spoil == "nested list":
+        got = load_paths([path])
+        assert taken == [False, False, True, True]
+        same_state(got, ordinary_folder(path, monkeypatch))
+        assert list(got.nodes.items()) == list(ordinary_folder(path, monkeypatch).nodes.items())
+        return
+    with pytest.raises(InputError) as ours:
+        load_paths([path])
+    with pytest.raises(InputError) as theirs:
+        ordinary_folder(path, monkeypatch)
+    assert str(ours.value) == str(theirs.value) and "b-nodes.yaml" in str(ours.value)
+
+
+_CHILD_READS = """
+import os, sys
+sys.path.insert(0, {tests!r})
+from api import test_stream_load as t
+from kueue_doctor.api import load, yamlfast
+from pathlib import Path
+yamlfast.PARALLEL_FROM, load.PREFETCH_FROM = 20_000, 1
+path = Path({tmp!r})
+path.mkdir()
+t.write(path, t.items(300), "a-kueue.yaml")
+t.write(path, t.nodes_and_pods(30), "b-nodes.yaml")
+here, read = os.getpid(), []
+real = load._prepared
+load._prepared = lambda f: read.append(os.getpid()) or real(f)
+state = load.load_paths([path])
+print(read == [], len(state.nodes))
+"""
+
+
+def test_the_small_files_are_read_by_the_child(tmp_path):
+    # in a process of its own: a test runner's threads keep every fork away
+    import subprocess
+    import sys
+    from pathlib import Path
+    tests = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", _CHILD_READS.format(tests=tests, tmp=str(tmp_path / "f"))],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "30"]

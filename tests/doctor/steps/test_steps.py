@@ -186,7 +186,7 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     alone = frag.diagnose(now, demands, running, empty, policies=("BestFit", "FGD"))
     counted = []
     real = frag.count_slots
-    from kueue_doctor.doctor import background
+    from kueue_doctor import background
     monkeypatch.setattr(background, "_cores", lambda: 1)   # every count made here, to be seen
     monkeypatch.setattr(frag, "count_slots", lambda nodes, shape: counted.append(shape) or real(nodes, shape))
     s, causes = step2(f, found)
@@ -228,7 +228,7 @@ def test_step2_is_the_same_computed_here_or_by_a_forked_child(tmp_path, monkeypa
     import sys
     from pathlib import Path
 
-    from kueue_doctor.doctor import background
+    from kueue_doctor import background
     from kueue_doctor.doctor.steps.fragmentation import begin_step2
     f = _fragmented(tmp_path / "here")
     found = violations(f)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..background import Background
+from ...background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from kueue_doctor.doctor import background
-from kueue_doctor.doctor.background import Background
+from kueue_doctor import background
+from kueue_doctor.background import Background
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""A piece of the diagnosis computed on the other core, by a forked copy of this process.
+"""A piece of work computed on the other core, by a forked copy of this process.
 
-The doctor's work after loading runs in one process while the machine's other cores idle. A
-part that depends only on what is already built (the facts) can be computed by a forked child,
+Much of the doctor's work runs in one process while the machine's other cores idle. A part that
+depends only on what is already built (the facts; the files of a folder not read yet) can be
+computed by a forked child,
 which sees the same objects at no copying cost, and sends back its result, pickled. Whatever
 goes wrong there (no fork here, another thread running, the child failing) the part is computed
 here instead, so the result, and any error it raises, is the one computing it here would give.
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import BinaryIO, Generic, TypeVar
 
-from ..forking import threads_stopped
+from .forking import threads_stopped
 
 T = TypeVar("T")
 
