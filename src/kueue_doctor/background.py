@@ -9,9 +9,11 @@ here instead, so the result, and any error it raises, is the one computing it he
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import pickle
+import signal
 import tempfile
 import threading
 from collections.abc import Callable
@@ -83,3 +85,15 @@ class Background(Generic[T]):
         except Exception:  # the child died before it left anything
             ok, value = False, None
         return value if ok else self._fn()
+
+    def cancel(self) -> None:
+        """The result no longer wanted (its caller failed first): the child stopped and reaped,
+        so that a long-running process leaves no zombie behind."""
+        if self._pid:
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            self._pid = 0
+        if self._out is not None:
+            self._out.close()
+            self._out = None

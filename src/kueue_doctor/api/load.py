@@ -387,6 +387,10 @@ class Prefetch:
         prepared = self._ready.pop(path, None)
         return prepared is not None and add_items(state, [prepared[1]])
 
+    def close(self) -> None:
+        if self._job is not None and self._ready is None:
+            self._job.cancel()
+
 
 def object_files(path: Path) -> list[Path]:
     """The object files a path names: itself, or the object files found under a folder."""
@@ -418,29 +422,38 @@ def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
                 collect.add(e, str(p))
                 continue
             ahead = Prefetch(found) if collect is None else None
-            for f in found:
-                if ahead is not None and ahead.add(state, f):
-                    state.files.append(str(f))
-                    continue
-                try:
-                    text = read_text(f)
-                    if collect is None and stream_documents(state, text, str(f)):
-                        del text
-                        state.files.append(str(f))
-                        continue
-                    docs = decode_documents(text, str(f))
-                    del text
-                except InputError as e:
-                    if collect is None:
-                        raise
-                    collect.add(e, str(f))
-                    collect.per_file[str(f)] = [0, 0]
-                    state.files.append(str(f))
-                    continue
-                add_documents(state, docs, str(f), collect, consume=True)
-                del docs
-                state.files.append(str(f))
+            try:
+                _load_files(state, found, ahead, collect)
+            finally:
+                if ahead is not None:
+                    ahead.close()
     return state
+
+
+def _load_files(state: ClusterState, found: list[Path], ahead: Prefetch | None, collect: Collector | None) -> None:
+    """Each of ``found`` into ``state``, in order (``ahead``: the small ones read meanwhile)."""
+    for f in found:
+        if ahead is not None and ahead.add(state, f):
+            state.files.append(str(f))
+            continue
+        try:
+            text = read_text(f)
+            if collect is None and stream_documents(state, text, str(f)):
+                del text
+                state.files.append(str(f))
+                continue
+            docs = decode_documents(text, str(f))
+            del text
+        except InputError as e:
+            if collect is None:
+                raise
+            collect.add(e, str(f))
+            collect.per_file[str(f)] = [0, 0]
+            state.files.append(str(f))
+            continue
+        add_documents(state, docs, str(f), collect, consume=True)
+        del docs
+        state.files.append(str(f))
 
 
 def load_documents(docs: Iterable[Any], file: str = "<input>") -> ClusterState:
