@@ -434,3 +434,67 @@ def test_the_replay_keeps_its_queues_apart_past_its_first_table():
     done = subprocess.run([sys.executable, "-c", _MANY_QUEUES % str(REPO)], capture_output=True, text=True,
                           env=env, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "same", (done.returncode, done.stderr[-2000:])
+
+
+# --- a run's workload table as keys (batch._workload_keys) ---------------------------------------
+
+def _keys_both_ways(pairs: list, cached: dict) -> tuple:
+    """batch._workload_keys of ``pairs`` in C and in Python, each from a copy of ``cached`` as
+    batch._KEYS: (C's list, its cache after, Python's list, its cache after)."""
+    from kueue_doctor.logs import batch
+
+    out = []
+    for fast in (fastpath.module(), None):
+        saved = batch._KEYS
+        batch._KEYS = dict(cached)
+        try:
+            out += [batch._workload_keys(list(pairs), fast), batch._KEYS]
+        finally:
+            batch._KEYS = saved
+    return tuple(out)
+
+
+@needs_extension
+def test_workload_keys_in_c_are_the_keys_python_makes():
+    from kueue_doctor.keys import WorkloadKey
+
+    old = WorkloadKey("team-a", "job-0")
+    cached = {("team-a", "job-0"): old}
+    pairs = [("team-a", "job-0"), ("", ""), ("team-a", "job-1"), ("team-b", "job-1"), ("team-a", "job-1"),
+             ("team-a", "é/x"), ("", "")]
+    got, got_cache, want, want_cache = _keys_both_ways(pairs, cached)
+    assert got == want == [old, None, WorkloadKey("team-a", "job-1"), WorkloadKey("team-b", "job-1"),
+                           WorkloadKey("team-a", "job-1"), WorkloadKey("team-a", "é/x"), None]
+    assert [type(k) for k in got] == [type(k) for k in want]
+    assert got[0] is old and got[2] is got[4] is got_cache[("team-a", "job-1")]   # one object per workload
+    assert list(got_cache.items()) == list(want_cache.items())
+    assert all(type(k) is WorkloadKey and k.namespace == ns and k.name == n and str(k) == f"{ns}/{n}"
+               for (ns, n), k in got_cache.items())
+    assert {got[2]: 1}[WorkloadKey("team-a", "job-1")] == 1   # hashes as the NamedTuple does
+
+
+@needs_extension
+def test_workload_keys_in_c_empty_the_cache_where_python_does(monkeypatch):
+    from kueue_doctor.logs import batch
+
+    monkeypatch.setattr(batch, "KEYS_BOUND", 3)
+    pairs = [("ns", f"job-{i % 7}") for i in range(30)]
+    got, got_cache, want, want_cache = _keys_both_ways(pairs, {})
+    assert got == want and list(got_cache.items()) == list(want_cache.items())
+    assert len(got_cache) <= 4 and len({id(k) for k in got}) == len({id(k) for k in want}) > 7   # made again
+
+
+@needs_extension
+def test_workload_keys_refuse_what_is_not_a_pair_or_a_key_type():
+    from kueue_doctor.keys import WorkloadKey
+
+    fast = fastpath.module()
+    for bad in ([["ns", "a"]], [("ns",)], [("ns", "a", "b")], [None]):
+        with pytest.raises(TypeError):
+            fast.workload_keys(bad, {}, WorkloadKey, 10)
+
+    class Slotted(tuple):   # a __dict__: not a bare tuple's layout
+        pass
+
+    with pytest.raises(TypeError):
+        fast.workload_keys([("ns", "a")], {}, Slotted, 10)

@@ -1614,6 +1614,68 @@ static int configure_replay(PyObject *cfg) {
     return 0;
 }
 
+/* workload_keys(pairs, cache, key_type, bound): batch._workload_keys, its Python twin: each
+ * (namespace, name) pair's key from ``cache`` (batch._KEYS), a missing one made there (the cache
+ * emptied first when it holds more than ``bound``), None for a pair whose namespace is empty.
+ * ``key_type`` is keys.WorkloadKey, a NamedTuple: a tuple subclass with no slots of its own, so
+ * an instance is its type's allocation with the two items, what tuple.__new__ makes of it
+ * (without the call through the NamedTuple's Python __new__). A pair is a 2-tuple (the tables'
+ * values, batch._workload); it is the cache's key, as an equal tuple is in workload_of. */
+static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *pairs, *cache, *type;
+    Py_ssize_t bound;
+    if (!PyArg_ParseTuple(args, "O!O!O!n", &PyList_Type, &pairs, &PyDict_Type, &cache, &PyType_Type, &type, &bound))
+        return NULL;
+    PyTypeObject *tp = (PyTypeObject *)type;
+    if (!PyType_IsSubtype(tp, &PyTuple_Type) || tp->tp_basicsize != PyTuple_Type.tp_basicsize
+        || tp->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_TypeError, "workload_keys: the key type must be a tuple subclass without slots");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(pairs);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i >= PyList_GET_SIZE(pairs)) {
+            PyErr_SetString(PyExc_RuntimeError, "workload_keys: the pairs changed size");
+            goto fail;
+        }
+        PyObject *pair = PyList_GET_ITEM(pairs, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "workload_keys: a pair is not a (namespace, name) tuple");
+            goto fail;
+        }
+        Py_INCREF(pair);
+        PyObject *wl = PyDict_GetItemWithError(cache, pair);   /* borrowed */
+        if (wl != NULL) {
+            PyList_SET_ITEM(out, i, Py_NewRef(wl));
+            Py_DECREF(pair);
+            continue;
+        }
+        int named = PyErr_Occurred() ? -1 : PyObject_IsTrue(PyTuple_GET_ITEM(pair, 0));
+        if (named <= 0) {
+            Py_DECREF(pair);
+            if (named < 0) goto fail;
+            PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
+            continue;
+        }
+        if (PyDict_GET_SIZE(cache) > bound) PyDict_Clear(cache);
+        PyObject *made = tp->tp_alloc(tp, 2);
+        if (made == NULL) { Py_DECREF(pair); goto fail; }
+        PyTuple_SET_ITEM(made, 0, Py_NewRef(PyTuple_GET_ITEM(pair, 0)));
+        PyTuple_SET_ITEM(made, 1, Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
+        int rc = PyDict_SetItem(cache, pair, made);
+        Py_DECREF(pair);
+        PyList_SET_ITEM(out, i, made);   /* the list's reference; the cache holds its own */
+        if (rc < 0) goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);   /* the items not set yet are NULL, which a list's dealloc skips */
+    return NULL;
+}
+
 /* durations(ds, n, total, top, slow): Evidence.durations's loop over a list of floats, with the
  * same double arithmetic in the same order; None when an item is not a float (Python adds it). */
 static PyObject *fs_durations(PyObject *self, PyObject *args) {
@@ -1644,6 +1706,7 @@ static PyMethodDef METHODS[] = {
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
     {"lines", fs_lines, METH_VARARGS, "odd() and the length of the longest line, in one pass."},
     {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
+    {"workload_keys", fs_workload_keys, METH_VARARGS, "batch._workload_keys: pairs to cached WorkloadKeys."},
     {NULL, NULL, 0, NULL},
 };
 

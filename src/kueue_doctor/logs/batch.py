@@ -341,19 +341,25 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
 # (namespace, name) -> WorkloadKey, kept across runs: each run's table names mostly the same
 # workloads, and making a NamedTuple costs several times a dict lookup (bounded like _SECONDS)
 _KEYS: dict[tuple[str, str], WorkloadKey] = {}
+KEYS_BOUND = 1_000_000   # past this many, _KEYS starts again empty
 
 
 def workload_of(ns: str, name: str) -> WorkloadKey:
     """The key of (ns, name), one object per workload (see _KEYS)."""
     wl = _KEYS.get((ns, name))
     if wl is None:
-        if len(_KEYS) > 1_000_000:
+        if len(_KEYS) > KEYS_BOUND:
             _KEYS.clear()
         wl = _KEYS[(ns, name)] = WorkloadKey(ns, name)
     return wl
 
 
-def _workload_keys(pairs: list) -> list:
+def _workload_keys(pairs: list, fast=None) -> list:
+    """The key of each (namespace, name) of a run's workload table (None where it names none),
+    through _KEYS; ``fast``: the extension, whose workload_keys is this loop in C (a GB of a
+    busy log names ~150k workloads, each a NamedTuple made through Python code here)."""
+    if fast is not None:
+        return fast.workload_keys(pairs, _KEYS, WorkloadKey, KEYS_BOUND)
     get = _KEYS.get
     out: list = []
     append = out.append
@@ -405,17 +411,17 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.first = lo
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
+    from . import fastpath
+    fast = fastpath.module()
     if type(keys) is SharedKeys:
         table = ev.worker_keys.setdefault(keys.worker, [])
-        table += _workload_keys(keys.new)
+        table += _workload_keys(keys.new, fast)
         keys = table
     else:
-        keys = _workload_keys(keys)
+        keys = _workload_keys(keys, fast)
     known = ~np.isnan(ts_a)
     # Evidence._minute of every time, None where there is none
     minutes = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64)
-    from . import fastpath
-    fast = fastpath.module()
     if fast is not None:   # the same loop in C (the tests compare both)
         fast.replay(ev, code_b, np.ascontiguousarray(ts_a, np.float64), minutes, np.ascontiguousarray(cq_a, np.int32),
                     np.ascontiguousarray(wl_a, np.int32), np.ascontiguousarray(aux_a, np.int32), texts, keys, extras,
