@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_doctor.logs import fastpath, scan, scanner
+from kueue_doctor.logs import batch, candidates, fastpath, scan, scanner
 from kueue_doctor.logs.reader import ReadStats
 from kueue_doctor.logs.signatures import Evidence
 
@@ -498,3 +498,74 @@ def test_workload_keys_refuse_what_is_not_a_pair_or_a_key_type():
 
     with pytest.raises(TypeError):
         fast.workload_keys([("ns", "a")], {}, Slotted, 10)
+
+
+# --- victims' lines as operations (batch.OP_ONGOING) ---------------------------------------------
+
+_PER_WORKLOAD = ',"workload":{"name":"%s","namespace":"team-b"},"clusterQueue":{"name":"cq-b"},"parentCohort":{"name":"gpu"}'
+
+
+def _victim_lines(seed: int, n: int) -> list[str]:
+    """Victims' lines ("Preemption ongoing", "... already issued") over few targets, so their
+    examples fill up: cycles repeated, absent, at int32's edges and past them; targets and
+    preemptors unnamed; the scheduler's per-workload keys before the target; times unreadable;
+    and overlap skips and admissions between them that touch the same victims and workloads."""
+    rng = random.Random(seed)
+    template, _ = _TEMPLATES["ongoing"]
+    out = []
+    cycle = 100
+    for i in range(n):
+        ts = rng.choice([f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"] * 8
+                        + ["2026-08-20T10:00:00Z", "garbage"])
+        cycle += rng.choice([0, 0, 1, 1, 2])
+        cyc = rng.choice([str(cycle)] * 6 + ["2147483647", "-2147483647", "-2147483648", "2147483648", "0"])
+        msg = rng.choice(["Preemption ongoing", "Preemption already issued, waiting for observation"])
+        target = rng.choice([f"job-{rng.randrange(12)}"] * 6 + [""])
+        preemptor = rng.choice([f"head-{rng.randrange(5)}"] * 4 + [""])
+        line = template % ("Level(-3)", ts, msg, cyc, target, rng.choice(["team-a", "team-a", ""]), preemptor, "team-b")
+        if rng.random() < 0.2:
+            line = line.replace(',"targetWorkload"', _PER_WORKLOAD % preemptor + ',"targetWorkload"')
+        if rng.random() < 0.1:
+            line = line.replace(',"schedulingCycle":' + cyc, "")
+        if rng.random() < 0.05:
+            line = line.replace("team-a", "tëam-a")   # non-ASCII: the per-line path's, at its place
+        out.append(line)
+        if rng.random() < 0.1:
+            blob = ',"nominatedAssignment":{"Borrowing":0},"preempted":[{"name":"job-%d","namespace":"team-a"}]}'
+            tmpl, m = _TEMPLATES["evaluated"]
+            out.append(tmpl[:-1] % ("Level(-3)", ts, m, cycle, "head-1", "team-b", "cq-b", "skipped",
+                                    "Workload has overlapping preemption targets with another workload", "") + blob % rng.randrange(12))
+        if rng.random() < 0.1:
+            tmpl, m = _TEMPLATES["admitted"]
+            out.append(tmpl % ("Level(-2)", ts, m, cycle, f"head-{rng.randrange(5)}", "team-b", "cq-b"))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_victims_lines_as_operations_give_the_per_line_evidence(seed):
+    data = ("\n".join(_victim_lines(seed, 3000)) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    codes = got[1]
+    assert codes.count(batch.OP_ONGOING) == codes.count(batch.OP_PREEMPTOR) > 2000   # read by the extension
+    assert sum(1 for _, _, kind in got[14] if kind in (candidates.ONGOING, candidates.ALREADY)) > 100   # and Python
+    _same_three_ways(data, _pieces(data, 1 << 15))
+    _, state = _state(data, [len(data)], True, True)
+    victims = {k: v for k, v in state["victims"] if k.namespace == "team-a"}
+    assert len(victims) == 12 and all(len(v["examples"]) == 3 for v in victims.values())
+    assert all(v["cycles"] < v["lines"] and v["preemptors"] and v["skipper_cqs"] for v in victims.values())
+
+
+@needs_extension
+def test_a_victims_cycle_past_int32_is_read_on_the_per_line_path():
+    template, msg = _TEMPLATES["ongoing"]
+    cycles = ["2147483647", "2147483648", "-2147483647", "-2147483648", "7", "007"]
+    lines = [template % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, c, "job-1", "team-a", "head", "team-b")
+             for c in cycles]
+    data = ("\n".join(lines) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    assert got[1].count(batch.OP_ONGOING) == 3 and len(got[14]) == 3   # 2**31, -2**31 and 007 are Python's
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    (_, v), = state["victims"]
+    assert (v["lines"], v["cycles"], v["last_cycle"]) == (5, 5, 7)   # "007" is not JSON: a malformed line

@@ -143,8 +143,9 @@ def test_thinned_tapes_give_the_same_evidence(tmp_path):
             scanner.thin_examples(tape)
             thinned.append(tape)
             dropped += sum(1 for e in _events(tape) if _raw(e) is None)
-        assert dropped > 20, step   # the test means something: raw lines are dropped
-        assert _whole_evidence(thinned) == _whole_evidence(full), step
+        assert dropped > 10, step   # the test means something: raw lines are dropped (overlap skips)
+        with open(path, "rb") as f:   # (victims' lines the extension reads are named by their place)
+            assert _whole_evidence(thinned, parallel._lines_of(f)) == _whole_evidence(full, parallel._lines_of(f)), step
 
 
 def _raw(e: tuple):

@@ -29,7 +29,7 @@ enum {
     L_CQ, L_PARENT, L_ROOT, L_ASSIGNMENTS, L_NAME_OPEN, L_FLAVORS, L_USAGE, L_COUNT, L_QUEUE,
     L_REQUEUE_REASON, L_ADDED, L_STATUS, L_REASON, L_DRS_VALUES, L_ITEM, L_ITEM_WL, L_ITEM_DRS,
     L_M_ADMITTED, L_M_REQUEUED, L_M_EVALUATED, L_M_DRS, L_SKIPPED, L_GENERIC, L_TRUE, L_FALSE,
-    L_DURATION_KEY, L_COUNT_OF
+    L_DURATION_KEY, L_M_ONGOING, L_M_ALREADY, L_TARGET, L_PREEMPTOR, L_COUNT_OF
 };
 static const char *LIT_NAMES[L_COUNT_OF] = {
     "msgkey", "error_prefix", "conflict", "cut", "cycle_key", "status_key", "assumed", "nominated",
@@ -37,7 +37,7 @@ static const char *LIT_NAMES[L_COUNT_OF] = {
     "cq", "parent", "root", "assignments", "name_open", "flavors", "usage", "count", "queue",
     "requeue_reason", "added", "status", "reason", "drs_values", "item", "item_wl", "item_drs",
     "m_admitted", "m_requeued", "m_evaluated", "m_drs", "skipped", "generic", "true", "false",
-    "duration_key",
+    "duration_key", "m_ongoing", "m_already", "target", "preemptor",
 };
 
 #define MAX_MESSAGES 64
@@ -62,8 +62,9 @@ static struct {
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
     lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
-    int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle;
-    int op_admit, op_requeue, op_not_nominated, op_drs_zero;
+    int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle, k_ongoing, k_already;
+    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor;
+    int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
 } C;
@@ -194,16 +195,27 @@ static inline int num(const char **p, const char *e) {
     return 1;
 }
 
-/* _HEAD up to the message's text, the message, and _TAG. */
-static int head(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
-                const char **ts, Py_ssize_t *tsn) {
+/* _HEAD up to the message's text, the message, and _TAG; *cy the cycle's number, NULL if none
+ * (where cy is given). */
+static int head_cycle(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
+                      const char **ts, Py_ssize_t *tsn, const char **cy, Py_ssize_t *cyn) {
     if (!lit(p, e, LIT(L_LEVEL)) || !sq(p, e, lv, lvn) || !lit(p, e, LIT(L_TS)) || !sq(p, e, ts, tsn)
         || !lit(p, e, LIT(L_LOGGER)) || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_CALLER))
         || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_MSG)) || !lit(p, e, message))
         return 0;
     if (lit(p, e, LIT(L_ROLE)) && !sq(p, e, NULL, NULL)) return 0;
-    if (lit(p, e, LIT(L_CYCLE)) && !num(p, e)) return 0;
+    if (cy != NULL) *cy = NULL;
+    if (lit(p, e, LIT(L_CYCLE))) {
+        const char *c = *p;
+        if (!num(p, e)) return 0;
+        if (cy != NULL) { *cy = c; *cyn = *p - c; }
+    }
     return 1;
+}
+
+static int head(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
+                const char **ts, Py_ssize_t *tsn) {
+    return head_cycle(p, e, message, lv, lvn, ts, tsn, NULL, NULL);
 }
 
 /* _WLCQ: the workload's name and namespace, the ClusterQueue. */
@@ -490,9 +502,9 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
 /* x appended to v, whose room the caller made (emit: every column grows when the codes' does) */
 #define PUT(v, x) (memcpy((v).p + (v).n, &(x), sizeof(x)), (v).n += (Py_ssize_t)sizeof(x))
 
-static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
-                int32_t aux) {
-    if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
+/* an operation's columns appended as they are (emit checks the ids first) */
+static int emit_op(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
+                   int32_t aux) {
     if (st->code.n == st->code.cap) {   /* twice the room (4096 at first) in each column */
         vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
         Py_ssize_t size[] = {1, 8, 4, 8, 4, 4, 4}, ops = st->code.n ? 2 * st->code.n : 4096;
@@ -513,6 +525,12 @@ static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts,
     return 0;
 }
 #undef PUT
+
+static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
+                int32_t aux) {
+    if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
+    return emit_op(st, code, place, sub, ts, cq, wl, aux);
+}
 
 static void seen(state_t *st, double ts) {
     st->n_seen++;
@@ -678,6 +696,55 @@ static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
     return 1;
 }
 
+/* A cycle's number -?(0|[1-9][0-9]*) (num() checked it) as an int32 other than the no-cycle
+ * mark (batch.NO_CYCLE): 1, or 0 for a number outside, which the per-line path reads. */
+static int cycle_of(const char *s, Py_ssize_t n, int32_t *out) {
+    int neg = n > 0 && s[0] == '-';
+    if (n - neg < 1 || n - neg > 10) return 0;
+    int64_t v = 0;
+    for (Py_ssize_t i = neg; i < n; i++) v = v * 10 + (s[i] - '0');
+    if (neg) v = -v;
+    if (v <= (int64_t)C.no_cycle || v > INT32_MAX) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+/* scanner._ONGOING_LINE, a victim's "Preemption ongoing" or "... already issued": an
+ * OP_PREEMPTOR (sub 0: the preemptor's workload) and an OP_ONGOING (sub 1: the target's, its
+ * cycle in the cq column, its raw line in extras for the examples) at the line's place, the
+ * replay's Evidence.ongoing. The per-workload keys before the target (_PER_WORKLOAD) are matched,
+ * not read. */
+static int take_ongoing(state_t *st, const char *ls, const char *e, int64_t place, lit_t message) {
+    const char *p = ls, *lv, *ts, *cy, *tname, *tns, *pname, *pns, *q;
+    Py_ssize_t lvn, tsn, cyn = 0, tnamen, tnsn, pnamen, pnsn;
+    if (!head_cycle(&p, e, message, &lv, &lvn, &ts, &tsn, &cy, &cyn)) return 0;
+    q = p;
+    if (lit(&q, e, LIT(L_WL))) {
+        const char *s;
+        Py_ssize_t sn;
+        if (!wlcq(&p, e, &s, &sn, &s, &sn, &s, &sn) || !cohorts(&p, e)) return 0;
+    }
+    if (!lit(&p, e, LIT(L_TARGET)) || !sq(&p, e, &tname, &tnamen) || !lit(&p, e, LIT(L_NS_OPEN))
+        || !sq(&p, e, &tns, &tnsn) || !ch(&p, e, '}') || !lit(&p, e, LIT(L_PREEMPTOR)) || !sq(&p, e, &pname, &pnamen)
+        || !lit(&p, e, LIT(L_NS_OPEN)) || !sq(&p, e, &pns, &pnsn) || !ch(&p, e, '}') || !ch(&p, e, '}') || p != e
+        || is_error_level(lv, lvn))
+        return 0;
+    int32_t cycle = C.no_cycle;
+    if (cy != NULL && !cycle_of(cy, cyn, &cycle)) return 0;
+    double t;
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
+    Py_ssize_t x = PyList_GET_SIZE(st->extras);
+    if (x >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run"); return -1; }
+    PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
+    if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
+    Py_DECREF(raw);
+    int32_t preemptor = pair_id(st, hash2(pns, pnsn, pname, pnamen), pns, pnsn, pname, pnamen);
+    int32_t target = preemptor < 0 ? -1 : pair_id(st, hash2(tns, tnsn, tname, tnamen), tns, tnsn, tname, tnamen);
+    if (target < 0) return -1;
+    return emit_op(st, (int8_t)C.op_preemptor, place, 0, t, 0, preemptor, 0) < 0
+           || emit_op(st, (int8_t)C.op_ongoing, place, 1, t, cycle, target, (int32_t)x) < 0 ? -1 : 1;
+}
+
 /* signatures.cycle_duration of a cycle's line, where its text is a JSON number: the bytes after
  * the first duration key up to the next '}' read as float() reads them (PyOS_string_to_double is what float() ends in;
  * on a JSON number nothing float() adds, spaces or underscores, can occur). 1: taken, 0: not
@@ -742,7 +809,8 @@ static int line_done(run_t *r, const char *le) {
     const char *ls = r->ls;
     if (!kind || (kind == C.k_evaluated && !keep_evaluated(r->at + LIT(L_MSGKEY).n, le, r->end))) return 0;
     int took = 0;
-    int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs;
+    int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs
+                  || kind == C.k_ongoing || kind == C.k_already;
     if ((batched || kind == C.k_cycle) && !r->high) {
         int64_t place = ls - r->base;
         if (kind == C.k_cycle) took = take_cycle(r->st, ls, le, place);
@@ -750,7 +818,8 @@ static int line_done(run_t *r, const char *le) {
         else if (kind == C.k_admitted) took = take_admitted(r->st, ls, le, place);
         else if (kind == C.k_requeued) took = take_requeued(r->st, ls, le, place);
         else if (kind == C.k_evaluated) took = take_evaluated(r->st, ls, le, place);
-        else took = take_drs(r->st, ls, le, place);
+        else if (kind == C.k_drs) took = take_drs(r->st, ls, le, place);
+        else took = take_ongoing(r->st, ls, le, place, LIT(kind == C.k_ongoing ? L_M_ONGOING : L_M_ALREADY));
         if (took < 0) return -1;
     }
     if (!took) {
@@ -1140,10 +1209,15 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_int(cfg, "k_admitted", &C.k_admitted) < 0 || get_int(cfg, "k_requeued", &C.k_requeued) < 0
         || get_int(cfg, "k_evaluated", &C.k_evaluated) < 0 || get_int(cfg, "k_drs", &C.k_drs) < 0
         || get_int(cfg, "k_cycle", &C.k_cycle) < 0
+        || get_int(cfg, "k_ongoing", &C.k_ongoing) < 0 || get_int(cfg, "k_already", &C.k_already) < 0
+        || get_int(cfg, "op_ongoing", &C.op_ongoing) < 0 || get_int(cfg, "op_preemptor", &C.op_preemptor) < 0
         || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
         return NULL;
+    int no_cycle;
+    if (get_int(cfg, "no_cycle", &no_cycle) < 0) return NULL;
+    C.no_cycle = no_cycle;
     for (int i = 0; i < C.n_msgs; i++) {
         lit_t m = C.msgs[i], k = C.lit[L_MSGKEY];
         if (m.n < k.n || memcmp(m.p, k.p, (size_t)k.n)) {
@@ -1197,8 +1271,9 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
  * Evidence's caps and labels from the config dict (signatures.py, logvocab.py). */
 static struct {
     PyObject *first, *last, *requeue, *timeline, *heads, *admitted, *admit_times, *new_head, *attempts,
-        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing;
-    PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero;
+        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing,
+        *victims, *lines, *cycles, *last_cycle, *preemptors, *examples_of;
+    PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero, *victim_type;
     Py_ssize_t times_cap, examples;
     int op_event, op_assumed;
 } R;
@@ -1367,6 +1442,70 @@ static int count_minute(qc_t *c, long long minute, PyObject *label) {
 
 static int truthy_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
 
+/* obj.<attr> = ts where it is None or ts is below it (op Py_LT) or above it (Py_GT) */
+static int keep_extreme(PyObject *obj, PyObject *attr, PyObject *ts, int op) {
+    PyObject *cur = PyObject_GetAttr(obj, attr);
+    if (cur == NULL) return -1;
+    int replace;
+    if (cur == Py_None) replace = 1;
+    else if (PyFloat_CheckExact(cur) && PyFloat_CheckExact(ts))
+        replace = op == Py_LT ? PyFloat_AS_DOUBLE(ts) < PyFloat_AS_DOUBLE(cur) : PyFloat_AS_DOUBLE(ts) > PyFloat_AS_DOUBLE(cur);
+    else replace = PyObject_RichCompareBool(ts, cur, op);
+    Py_DECREF(cur);
+    if (replace < 0) return -1;
+    return replace ? PyObject_SetAttr(obj, attr, ts) : 0;
+}
+
+/* Evidence.ongoing of a named target: its Victim (made when missing; Evidence._victim's first and
+ * last), the preemptor (NULL or None: none), one more line, Evidence._cycle of ``cycle`` (the
+ * no-cycle mark: None), the raw line among the first examples. */
+static int victim_line(PyObject *ev, PyObject *victims, PyObject *target, PyObject *ts, PyObject *preemptor,
+                       int32_t cycle, PyObject *raw) {
+    PyObject *v = PyDict_GetItemWithError(victims, target), *c = NULL, *got = NULL;
+    if (v == NULL) {
+        if (PyErr_Occurred()) return -1;
+        v = PyObject_CallNoArgs(R.victim_type);
+        if (v == NULL) return -1;
+        if (PyDict_SetItem(victims, target, v) < 0) { Py_DECREF(v); return -1; }
+    } else {
+        Py_INCREF(v);
+    }
+    int rc = -1;
+    if (ts != Py_None && (keep_extreme(v, R.first, ts, Py_LT) < 0 || keep_extreme(v, R.last, ts, Py_GT) < 0)) goto out;
+    if (preemptor != NULL && preemptor != Py_None) {
+        got = PyObject_GetAttr(v, R.preemptors);
+        if (got == NULL) goto out;
+        if (!PySet_Check(got)) { PyErr_SetString(PyExc_TypeError, "replay: a Victim's preemptors are not a set"); goto out; }
+        if (PySet_Add(got, preemptor) < 0) goto out;
+        Py_CLEAR(got);
+    }
+    if (bump(v, R.lines) < 0) goto out;
+    c = cycle == C.no_cycle ? Py_NewRef(Py_None) : PyLong_FromLong(cycle);
+    if (c == NULL) goto out;
+    int changed = 1;   /* Evidence._cycle: c is None or c != v.last_cycle */
+    if (c != Py_None) {
+        got = PyObject_GetAttr(v, R.last_cycle);
+        if (got == NULL) goto out;
+        changed = PyObject_RichCompareBool(c, got, Py_NE);
+        Py_CLEAR(got);
+        if (changed < 0) goto out;
+    }
+    if (changed && (bump(v, R.cycles) < 0 || PyObject_SetAttr(v, R.last_cycle, c) < 0)) goto out;
+    got = PyObject_GetAttr(v, R.examples_of);
+    if (got == NULL) goto out;
+    if (!PyList_Check(got) || PyList_GET_SIZE(got) < R.examples) {
+        PyObject *r = PyObject_CallMethodObjArgs(ev, R.example, got, raw, NULL);
+        if (r == NULL) goto out;
+        Py_DECREF(r);
+    }
+    rc = 0;
+out:
+    Py_XDECREF(got);
+    Py_XDECREF(c);
+    Py_DECREF(v);
+    return rc;
+}
+
 /* replay(ev, code, ts, minutes, cq, wl, aux, texts, keys, extras, apply_event): batch.apply_ops's
  * loop, rule for rule (its Python twin stays the reference: the tests compare the Evidence of
  * both). ts NaN is no time; minutes are Evidence._minute of each time, computed by numpy. */
@@ -1378,7 +1517,8 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
                           &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
         return NULL;
-    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL;
+    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL, *victims = NULL;
+    PyObject *preemptor = NULL;   /* the OP_PREEMPTOR's workload before an OP_ONGOING (borrowed: keys holds it) */
     qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
     qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
@@ -1394,10 +1534,12 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     queues = PyObject_GetAttr(ev, R.queues);
     drs_zero = PyObject_GetAttr(ev, R.drs_zero);
     borrowing = PyObject_GetAttr(ev, R.borrowing);
+    victims = PyObject_GetAttr(ev, R.victims);
     made = PyMem_Calloc((size_t)n_texts + 1, sizeof(qc_t *));
-    if (wcq == NULL || queues == NULL || drs_zero == NULL || borrowing == NULL || made == NULL) goto done;
-    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero) || !PyDict_Check(borrowing)) {
-        PyErr_SetString(PyExc_TypeError, "replay: workload_cq, drs_zero and borrowing must be dicts");
+    if (wcq == NULL || queues == NULL || drs_zero == NULL || borrowing == NULL || victims == NULL || made == NULL)
+        goto done;
+    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero) || !PyDict_Check(borrowing) || !PyDict_Check(victims)) {
+        PyErr_SetString(PyExc_TypeError, "replay: workload_cq, drs_zero, borrowing and victims must be dicts");
         goto done;
     }
 #define TEXT(i) ((i) >= 0 && (i) < n_texts ? PyList_GET_ITEM(texts, (i)) : NULL)
@@ -1414,6 +1556,21 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         if (wls[i] < 0 || wls[i] >= PyList_GET_SIZE(keys)) goto bad_index;
         PyObject *wl = PyList_GET_ITEM(keys, wls[i]);   /* a WorkloadKey or None */
         int has_wl = wl != Py_None, timed = !isnan(tss[i]);
+        if (code == C.op_preemptor) {
+            preemptor = wl;
+            continue;
+        }
+        if (code == C.op_ongoing) {   /* Evidence.ongoing: the target, the preemptor the op before */
+            PyObject *pre = preemptor;
+            preemptor = NULL;
+            if (!has_wl) continue;
+            if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) goto bad_index;
+            PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, pre, cqs[i], PyList_GET_ITEM(extras, auxs[i]));
+            Py_XDECREF(ts);
+            if (rc < 0) goto done;
+            continue;
+        }
         if (code == R.op_assumed) {   /* Evidence.evaluated of an assumed workload: resolve_cq, borrowing */
             PyObject *cq = TEXT(cqs[i]);
             if (cq == NULL) goto bad_index;
@@ -1578,6 +1735,7 @@ done:
     Py_XDECREF(queues);
     Py_XDECREF(drs_zero);
     Py_XDECREF(borrowing);
+    Py_XDECREF(victims);
     PyBuffer_Release(&b_code);
     PyBuffer_Release(&b_ts);
     PyBuffer_Release(&b_min);
@@ -1590,14 +1748,16 @@ done:
 static int configure_replay(PyObject *cfg) {
     const char *names[] = {"first", "last", "requeue", "timeline", "heads", "admitted", "admit_times", "new_head",
                            "attempts", "reason", "requeues", "workload_cq", "queues", "drs_zero", "_retries",
-                           "_example", "borrowing"};
+                           "_example", "borrowing", "victims", "lines", "cycles", "last_cycle", "preemptors",
+                           "examples"};
     PyObject **slots[] = {&R.first, &R.last, &R.requeue, &R.timeline, &R.heads, &R.admitted, &R.admit_times,
                           &R.new_head, &R.attempts, &R.reason, &R.requeues, &R.workload_cq, &R.queues,
-                          &R.drs_zero, &R.retries, &R.example, &R.borrowing};
+                          &R.drs_zero, &R.retries, &R.example, &R.borrowing, &R.victims, &R.lines, &R.cycles,
+                          &R.last_cycle, &R.preemptors, &R.examples_of};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (*slots[i] == NULL && (*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) return -1;
-    const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap"};
-    PyObject **oslots[] = {&R.no_candidates, &R.tl_requeued, &R.tl_admitted, &R.heads_cap};
+    const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap", "victim_type"};
+    PyObject **oslots[] = {&R.no_candidates, &R.tl_requeued, &R.tl_admitted, &R.heads_cap, &R.victim_type};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
         PyObject *v = PyDict_GetItemString(cfg, objs[i]);   /* borrowed: C.keep holds the dict */
         if (v == NULL) { PyErr_Format(PyExc_ValueError, "configure: %s missing", objs[i]); return -1; }

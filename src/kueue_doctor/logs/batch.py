@@ -34,7 +34,12 @@ from ..kueue.logvocab import (
 from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
 from .timeparse import parse_ts
 
-OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED = range(6)
+OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED, OP_ONGOING, OP_PREEMPTOR = range(8)
+# A victim's line ("Preemption ongoing", "... already issued") is an OP_PREEMPTOR (its preemptor's
+# workload) and an OP_ONGOING (its target's; its cycle in the cq column, this mark for none;
+# its raw line in extras), at one place in that order: Evidence.ongoing of the pair.
+NO_CYCLE = -(2 ** 31)
+CYCLE_LIMIT = 2 ** 31   # a cycle is an operation's where NO_CYCLE < cycle < CYCLE_LIMIT
 EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
@@ -229,9 +234,28 @@ class Run:
                               self.workloads, self.keys, _workload),
                      np.array(positive, np.int32))
 
+    def ongoing(self, found: list) -> None:
+        """(place, ts, target namespace, target, preemptor namespace, preemptor, cycle, raw line)
+        of victims' lines the per-line path read, as operations (see OP_ONGOING)."""
+        if found:
+            places, ts, tns, tnames, pns, pnames, cycles, raws = zip(*found, strict=True)
+            ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
+            self.seen(ts_a)
+
+            def wl(nss, names):
+                return self.ids([(a.encode(), b.encode()) for a, b in zip(nss, names, strict=True)],
+                                self.workloads, self.keys, _workload)
+
+            first = len(self.extras)
+            self.extras.extend(raws)
+            n = len(found)
+            self.add(places, OP_PREEMPTOR, ts_a, wl=wl(pns, pnames), sub=np.zeros(n, np.int32))
+            self.add(places, OP_ONGOING, ts_a, np.array([NO_CYCLE if c is None else c for c in cycles], np.int32),
+                     wl(tns, tnames), np.arange(first, first + n, dtype=np.int32), sub=np.ones(n, np.int32))
+
     def tape(self, origin: int | None = None) -> tuple | None:
         """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
-        lines of DRS tournaments become their places in the file."""
+        lines of DRS tournaments and victims become their places in the file."""
         if not self.place and not self.n:
             return None
         if self.place:
@@ -241,7 +265,7 @@ class Run:
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
             if origin is not None:
-                drs = code == OP_DRS_ZERO
+                drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING)
                 extras = self.extras
                 for x, at in zip(aux[drs].tolist(), place[order][drs].tolist(), strict=True):
                     extras[x] = origin + at
@@ -439,11 +463,19 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
     example = ev._example
     retries = ev._retries
     made: dict = {}   # text id -> its QueueStats, this run
+    preemptor = None   # an OP_PREEMPTOR's workload, for the OP_ONGOING after it
     for code, ts, m, c, w, x in zip(code_b, tss, mins, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
         if code == OP_EVENT:
             apply_event(ev, extras[x])
             continue
         wl = keys[w]
+        if code == OP_PREEMPTOR:
+            preemptor = wl
+            continue
+        if code == OP_ONGOING:
+            ev.ongoing(wl, preemptor, ts, None if c == NO_CYCLE else c, extras[x])
+            preemptor = None
+            continue
         if code == OP_ASSUMED:   # Evidence.evaluated of an assumed workload: resolve_cq, borrowing
             cq = texts[c]
             if wl is not None:

@@ -639,6 +639,16 @@ def _is_assumed(e: tuple, place: int, assumed: list) -> bool:
     return True
 
 
+def _is_ongoing(e: tuple, place: int, ongoing: list) -> bool:
+    """Whether the event ``e`` is a victim's line ("Preemption ongoing", "... already issued")
+    with a cycle the operations' column holds: then it becomes operations of the run
+    (batch.Run.ongoing), added to ``ongoing``."""
+    if e[0] != _EV_ONGOING or not (e[6] is None or batch.NO_CYCLE < e[6] < batch.CYCLE_LIMIT):
+        return False
+    ongoing.append((place, *e[1:8]))
+    return True
+
+
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
                 conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
@@ -648,6 +658,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     at its place (their sum depends on their order)."""
     placed: list = []
     assumed: list = []
+    ongoing: list = []
     durations: list = []
     at, ds = cycles if cycles is not None else ([], [])
     cut = 0
@@ -664,7 +675,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                     conflict = conflicts and _CONFLICT in line
                     if kind == _DRS and not e[2] and not conflict:
                         placed.append((i, (_SEEN, [e[1]])))
-                    elif conflict or not _is_assumed(e, i, assumed):
+                    elif conflict or not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing)):
                         placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
                     continue
         elif kind in _FAST_KINDS:
@@ -678,6 +689,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     durations.extend(ds[cut:])
     run.events(placed)
     run.assumed(assumed)
+    run.ongoing(ongoing)
     ops = run.tape(origin)
     if ops is not None:
         tape.append((_OPS, ops))
