@@ -306,7 +306,7 @@ def test_the_extension_reads_the_frequent_lines(monkeypatch):
     got = fastpath._fastscan.scan(data, 0, len(data))
     code, rest, durations = got[1], got[14], got[16]
     assert len(code) > 50 * len(rest) > 0     # the frequent lines and cycle ends in C; a few others per line
-    assert set(code) == {0, 1, 2, 3}          # admit, re-queue, not nominated, DRS zero
+    assert set(code) == {0, 1, 2, 3, 5}       # admit, re-queue, not nominated, DRS zero, assumed
     assert len(durations) // 8 > len(rest)    # every cycle's duration
 
 
@@ -569,3 +569,60 @@ def test_a_victims_cycle_past_int32_is_read_on_the_per_line_path():
     _, state = _state(data, [len(data)], True, True)
     (_, v), = state["victims"]
     assert (v["lines"], v["cycles"], v["last_cycle"]) == (5, 5, 7)   # "007" is not JSON: a malformed line
+
+
+# --- assumed evaluations with their V(4) blob, read by the extension ------------------------------
+
+_BLOBS = ['"Borrowing":1}', '"Borrowing":0}', '"Borrowing":00}', '"Borrowing":007}', '"Borrowing":-1}',
+          '"Borrowing":null,"x":{"Borrowing":2}}', '"Borrowing":null,"x":{"Borrowing":0}}', '"Borrowing":"1"}',
+          '"Borrowing":12345678901234567890123}', '"Usage":{"{\\"Flavor\\":\\"h100\\"}":8},"Borrowing":3}',
+          '"Borrowing":1,"msg":"Scheduling cycle complete"}', '"Borrowing":1}', '"Borrowing":']
+
+
+def _assumed_lines(seed: int, n: int) -> list[str]:
+    """Assumed evaluations over a few queues: blobs with and without a positive Borrowing (the
+    first one with digits counts, whatever comes before it), none, a cycle's key in one, at an
+    error level, with the conflict text; queues named or to be looked up; and admissions and
+    re-queues between them naming the same workloads in other queues."""
+    rng = random.Random(seed)
+    tmpl, msg = _TEMPLATES["evaluated"]
+    out = []
+    for i in range(n):
+        ts = f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"
+        wl, cq = f"job-{rng.randrange(40)}", rng.choice(["cq-a", "cq-b", "cq-c", "cq-d", ""])
+        level = rng.choice(["Level(-3)"] * 20 + ["ERROR"])   # (not "error": its prefix hands the run to Python)
+        blob = rng.choice(["", ',"nominatedAssignment":{' + rng.choice(_BLOBS)])
+        reason = rng.choice(["", "", "Operation cannot be fulfilled"])
+        out.append(tmpl % (level, ts, msg, i, wl, "team-a", cq, "assumed", reason, blob))
+        if rng.random() < 0.3:
+            kind = rng.choice(["admitted", "requeued"])
+            extra = ("team-a", "NoFit", "") if kind == "requeued" else ()
+            out.append(_TEMPLATES[kind][0] % ("Level(-2)", ts, _TEMPLATES[kind][1], i, wl, "team-a",
+                                              rng.choice(["cq-a", "cq-b", "cq-e"]), *extra))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_assumed_evaluations_read_by_the_extension_give_the_per_line_evidence(seed):
+    data = ("\n".join(_assumed_lines(seed, 1500)) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    assert got[1].count(batch.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing); the cycle's, error and conflict lines in Python
+    assert sum(1 for _, _, kind in got[14] if kind == candidates.EVALUATED) > 30
+    _same_three_ways(data, _pieces(data, 1 << 14))
+
+
+@needs_extension
+@pytest.mark.parametrize("blob", _BLOBS)
+def test_an_assumed_workloads_borrowing_is_the_first_number_after_its_key(blob):
+    tmpl, msg = _TEMPLATES["evaluated"]
+    line = tmpl % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, 1, "job-1", "team-a", "cq-a", "assumed", "",
+                   ',"nominatedAssignment":{' + blob)
+    data = (line + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    after = blob.split('"Borrowing":')[1:]
+    digits = next((b for b in after if b[:1].isdigit()), "0")
+    digits = digits[:len(digits) - len(digits.lstrip("0123456789"))]
+    # (a first key followed by "0" is dropped before any reading, 007 too: _keep_evaluated)
+    assert bool(state["borrowing"]) == (int(digits) > 0 and not after[0].startswith("0")), state["borrowing"]

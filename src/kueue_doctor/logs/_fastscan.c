@@ -63,7 +63,7 @@ static struct {
     int n_excluded;
     lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
     int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle, k_ongoing, k_already;
-    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor;
+    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor, op_assumed;
     int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
@@ -600,6 +600,23 @@ static int take_requeued(state_t *st, const char *ls, const char *e, int64_t pla
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
+/* reader._BORROWING.search over [p, e): the first "Borrowing": followed by a digit; 1 when its
+ * digits are not all zeros (int() of them > 0), 0 otherwise or without one. */
+static int borrowing_positive(const char *p, const char *e) {
+    lit_t key = LIT(L_BORROWING);
+    for (;;) {
+        const char *q = find(p, e, key);
+        if (q == NULL) return 0;
+        q += key.n;   /* (the key cannot overlap itself: the next one starts after it) */
+        if (q < e && *q >= '0' && *q <= '9') {
+            for (; q < e && *q >= '0' && *q <= '9'; q++)
+                if (*q != '0') return 1;
+            return 0;
+        }
+        p = q;
+    }
+}
+
 static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
     const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
     Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
@@ -610,13 +627,20 @@ static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t pl
     if (!lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
         || !sq(&p, e, &reason, &reasonn))
         return 0;
-    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
+    /* "not nominated" (no status), or "assumed" (scanner._is_assumed: its borrowing in the blob) */
+    int assumed = statusn == LIT(L_ASSUMED).n - 1 && eqn(status, LIT(L_ASSUMED).p, statusn);
+    if ((statusn != 0 && !assumed) || is_error_level(lv, lvn)) return 0;
     /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
-    if (!(e - p == 1 && *p == '}')) {
-        if (!lit(&p, e, LIT(L_CUT)) || find(p - LIT(L_CUT).n, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
+    const char *extra = p;
+    int blob = !(e - p == 1 && *p == '}');
+    if (blob) {
+        if (!lit(&p, e, LIT(L_CUT)) || find(extra, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
     }
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
+    if (assumed)   /* Evidence.evaluated of an assumed workload: borrowing > 0 marks its queue */
+        return emit(st, (int8_t)C.op_assumed, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
+                    blob && borrowing_positive(extra, e)) < 0 ? -1 : 1;
     return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
@@ -1211,6 +1235,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_int(cfg, "k_cycle", &C.k_cycle) < 0
         || get_int(cfg, "k_ongoing", &C.k_ongoing) < 0 || get_int(cfg, "k_already", &C.k_already) < 0
         || get_int(cfg, "op_ongoing", &C.op_ongoing) < 0 || get_int(cfg, "op_preemptor", &C.op_preemptor) < 0
+        || get_int(cfg, "op_assumed", &C.op_assumed) < 0
         || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
