@@ -315,7 +315,7 @@ def test_the_extension_reads_the_frequent_lines(monkeypatch):
 @given(data=st.binary(max_size=2000), a=st.integers(-5, 2100), b=st.integers(-5, 2100))
 def test_random_bytes_never_crash_the_extension(data, a, b):
     fast = fastpath.module()
-    for call in (fast.scan, fast.odd):
+    for call in (fast.scan, fast.odd, lambda *r: fast.scan(*r, True)):
         try:
             call(data, a, b)
         except ValueError:
@@ -341,25 +341,50 @@ def test_mangled_frequent_lines_never_crash_the_extension():
         buf = bytes(line)
         fast.scan(buf, 0, len(buf))
         fast.odd(buf, 0, len(buf))
-        fast.lines(buf, 0, len(buf))
+        fast.scan(buf, 0, len(buf), True)
         fast.scan(buf, 0, rng.randrange(len(buf) + 1))
 
 
 @needs_extension
-def test_the_odd_lines_and_the_longest_in_one_pass():
-    # parallel._scan_mapped reads both at once: what odd() gives, and the longest line's length
+def test_the_walk_stops_at_the_first_odd_line_with_what_scan_gives_before_it():
+    # scanner.scan_range_compiled reads a range in one walk: the run of JSON lines from a line's
+    # start up to the first odd line (fast.odd), what scan gives of that run, its longest line
     fast = fastpath.module()
     rng = random.Random(17)
-    shapes = [b'{"a":1}', b"", b"{", b"}", b"x", b'{"msg":"' + b"y" * 300 + b'"}', b"  {}", b"{}"]
-    for _ in range(300):
+    head = _TEMPLATES["requeued"][0] % ("Level(-2)", "2026-08-20T10:00:01.5Z", "Workload re-queued", 1, "job-1",
+                                        "team-a", "cq-a", "team-a", "NoFit", "")
+    error = head.replace('"level":"Level(-2)"', '"level":"error"')
+    shapes = [b'{"a":1}', b"", b"{", b"}", b"x", b'{"msg":"' + b"y" * 300 + b'"}', b"  {}", b"{}", head.encode(),
+              error.encode(), b"  " + error.encode(), b"x" + head.encode()]
+    for _ in range(600):
         buf = b"\n".join(rng.choice(shapes) for _ in range(rng.randrange(1, 30)))
-        if rng.random() < 0.5:
+        if rng.random() < 0.8:
             buf += b"\n"
-        a = rng.randrange(len(buf) + 1)
-        a = buf.rfind(b"\n", 0, a) + 1   # ranges start at a line's start
-        b = rng.choice([len(buf), buf.find(b"\n", a) + 1 or len(buf)])
-        longest = max((len(x) for x in buf[a:b].split(b"\n")), default=0) if b > a else 0
-        assert fast.lines(buf, a, b) == (fast.odd(buf, a, b), longest), (buf, a, b)
+        b = rng.choice([len(buf), buf.find(b"\n") + 1 or len(buf)])
+        a = buf.rfind(b"\n", 0, rng.randrange(b + 1)) + 1   # a line's start
+        got, stop, longest = fast.scan(buf, a, b, True)
+        odd = [p for p in fast.odd(buf, a, b) if p >= a]
+        assert stop == (odd[0] if odd else b), (buf, a, b)
+        assert longest == max((len(x) for x in buf[a:stop].split(b"\n")), default=0), (buf, a, b)
+        assert got == fast.scan(buf, a, stop), (buf, a, b)
+
+
+@needs_extension
+def test_a_mapped_range_with_a_line_past_max_line_is_read_otherwise(tmp_path):
+    # parallel._scan_mapped learns of a too long line as it reads: nothing it read is kept
+    from kueue_doctor.logs import parallel
+
+    data = _log("scheduler", 1 << 18, seed=5, bent=0.0)
+    at = data.find(b"\n", len(data) // 2) + 1
+    data = data[:at] + b'{"msg":"' + b"z" * 5000 + b'"}\n' + data[at:]
+    path = tmp_path / "kueue.log"
+    path.write_bytes(data)
+    stats, tape = ReadStats(), []
+    with open(path, "rb") as f:
+        assert not parallel._scan_mapped(f, 0, len(data), 4096, stats, tape)
+        assert stats.astuple() == ReadStats().astuple() and tape == []
+        assert parallel._scan_mapped(f, 0, len(data), 8192, stats, tape)
+    assert stats.lines == data.count(b"\n") and tape
 
 
 @needs_extension

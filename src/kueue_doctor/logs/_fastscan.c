@@ -825,12 +825,24 @@ typedef struct {
     int kind, high, conflict;      /* the message's kind (0: none yet), a byte >= 0x80, the conflict text */
     int conflicts;                 /* the conflict text anywhere in the run */
     Py_ssize_t lines;
+    int odd_stop;                  /* the run ends at the first line that is not "{...}" (walk()) */
+    Py_ssize_t longest;            /* there: the longest of the run's lines, without its newline */
 } run_t;
 
-/* The line [r->ls, le) seen whole: taken, or its span left to Python. 0, or -1: a Python error. */
+/* candidates.Hits.odd's test of the line [ls, le): empty, or not "{...}" */
+static inline int odd_line(const char *ls, const char *le) {
+    return le == ls || *ls != '{' || le[-1] != '}';
+}
+
+/* The line [r->ls, le) seen whole: taken, or its span left to Python. 0, -1: a Python error, or
+ * 2 where the run stops before it (r->odd_stop and an odd line). */
 static int line_done(run_t *r, const char *le) {
     int kind = r->kind;
     const char *ls = r->ls;
+    if (r->odd_stop) {
+        if (odd_line(ls, le)) return 2;
+        if (le - ls > r->longest) r->longest = le - ls;
+    }
     if (!kind || (kind == C.k_evaluated && !keep_evaluated(r->at + LIT(L_MSGKEY).n, le, r->end))) return 0;
     int took = 0;
     int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs
@@ -910,10 +922,12 @@ static inline int needle_at(const char *q, const char *hi, int k) {
     return hi - q >= n.n && eqn(q, n.p, n.n);
 }
 
-/* The (buf, a, b) arguments of scan, odd and longest: the buffer, a and b checked inside it. */
-static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b) {
+/* The (buf, a, b[, flag]) arguments of scan, odd and lines: the buffer, a and b checked inside
+ * it; ``flag`` (NULL: not taken) scan's walk. */
+static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag) {
     PyObject *obj;
-    if (!PyArg_ParseTuple(args, "Onn", &obj, a, b)) return -1;
+    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|p", &obj, a, b, flag) : !PyArg_ParseTuple(args, "Onn", &obj, a, b))
+        return -1;
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
     if (*a < 0 || *b < *a || *b > view->len) {
         PyBuffer_Release(view);
@@ -943,7 +957,8 @@ static int block(run_t *r, const char *p, const masks_t *m) {
         }
         if (!nl) return 0;
         const char *le = p + __builtin_ctzll(nl);
-        if (line_done(r, le) < 0) return -1;
+        int done = line_done(r, le);
+        if (done) return done < 0 ? -1 : 2;
         r->lines++;
         r->ls = le + 1;
         r->kind = r->high = r->conflict = 0;
@@ -1017,8 +1032,22 @@ __attribute__((target("avx2"))) static const char *blocks_avx2(run_t *r, const c
 #undef VEC_BLOCKS
 #endif
 
-/* The lines of [lo, hi): 0, 1 where the error prefix is in it, -1 on a Python error. */
-static int scan_run(run_t *r, const char *lo, const char *hi) {
+/* The start of the first odd line from ls (a line start) on, or hi; the longest line before it
+ * in r->longest. */
+static const char *run_end(run_t *r, const char *ls, const char *hi) {
+    while (ls < hi) {
+        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
+        if (le == NULL) le = hi;
+        if (odd_line(ls, le)) return ls;
+        if (le - ls > r->longest) r->longest = le - ls;
+        ls = le + 1;
+    }
+    return hi;
+}
+
+/* The lines of [lo, hi): 0, 1 where the error prefix is in it, -1 on a Python error. With
+ * r->odd_stop, the run is [lo, *stop): its lines up to the first odd one (which it finds). */
+static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop) {
     const char *p = lo;
     int rc = 0;
 #if defined(HAVE_VECTOR)
@@ -1030,6 +1059,21 @@ static int scan_run(run_t *r, const char *lo, const char *hi) {
         rc = block(r, p, &m);
     }
     if (rc == 0 && r->ls < hi) rc = line_done(r, hi);   /* a last line without its newline */
+    if (r->odd_stop) {
+        *stop = hi;
+        if (rc == 2) {   /* at an odd line: the run is the lines before it */
+            *stop = r->ls;
+            return 0;
+        }
+        if (rc == 0) return 0;
+        /* the error prefix, or a Python error, in the line at r->ls: where the run ends */
+        const char *le = memchr(r->ls, '\n', (size_t)(hi - r->ls));
+        if (rc == 1 && odd_line(r->ls, le == NULL ? hi : le)) {   /* the prefix is the odd line's */
+            *stop = r->ls;
+            return 0;
+        }
+        hi = *stop = run_end(r, r->ls, hi);
+    }
     if (rc < 0 && find(r->ls, hi, C.filt[N_ERROR].n) != NULL) {
         /* the error prefix further on: the run is the general path's, as if no line had been read */
         PyErr_Clear();
@@ -1043,13 +1087,17 @@ static int scan_run(run_t *r, const char *lo, const char *hi) {
  * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
  * (start, end, kind) of every other candidate line, in order, dur_place and dur the places and
  * durations of the cycles' lines taken (int64 and double columns), conflicts whether the run
- * holds the conflict text anywhere. */
+ * holds the conflict text anywhere.
+ * scan(buf, a, b, True), the walk: buf[a:b] whole lines, of which the run is those up to the
+ * first odd one (candidates.Hits.odd), found in the same pass: (what scan gives of the run,
+ * where it ends, the length of its longest line), so a range is walked once (scanner.py). */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    int walk = 0;
+    if (range_view(args, &view, &a, &b, &walk) < 0) return NULL;
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     state_t st;
     memset(&st, 0, sizeof st);
@@ -1061,17 +1109,19 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     st.rest = PyList_New(0);
     PyObject *out = NULL;
     if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
-    run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo};
-    int rc = scan_run(&r, lo, hi);
+    run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo, .odd_stop = walk};
+    const char *stop = hi;
+    int rc = scan_run(&r, lo, hi, &stop);
     if (rc < 0) goto done;
     if (rc > 0) {
         out = Py_NewRef(Py_None);
-        goto done;
-    }
-    out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+    } else {
+        out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                         vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
                         st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
                         vec_bytes(&st.dur), r.conflicts ? Py_True : Py_False);
+    }
+    if (walk && out != NULL) out = Py_BuildValue("(Nnn)", out, (Py_ssize_t)(stop - base), r.longest);
 done:
     state_free(&st);
     PyBuffer_Release(&view);
@@ -1102,7 +1152,7 @@ static int odd_lines(const char *base, const char *ls, const char *hi, PyObject 
 static PyObject *odd_of(PyObject *args, Py_ssize_t *longest) {
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    if (range_view(args, &view, &a, &b, NULL) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (out != NULL && odd_lines(view.buf, (const char *)view.buf + a, (const char *)view.buf + b, out, longest) < 0)
         Py_CLEAR(out);
@@ -1114,14 +1164,6 @@ static PyObject *fs_odd(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t longest;
     return odd_of(args, &longest);
-}
-
-/* lines(buf, a, b): (odd(buf, a, b), the length of the longest line) in one pass */
-static PyObject *fs_lines(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t longest = 0;
-    PyObject *out = odd_of(args, &longest);
-    return out == NULL ? NULL : Py_BuildValue("(Nn)", out, longest);
 }
 
 static int get_lit(PyObject *cfg, const char *name, lit_t *out) {
@@ -1889,7 +1931,6 @@ static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
-    {"lines", fs_lines, METH_VARARGS, "odd() and the length of the longest line, in one pass."},
     {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
     {"workload_keys", fs_workload_keys, METH_VARARGS, "batch._workload_keys: pairs to cached WorkloadKeys."},
     {NULL, NULL, 0, NULL},

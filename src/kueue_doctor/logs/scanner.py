@@ -273,17 +273,16 @@ def _apply_one(ev: Evidence, e: tuple) -> None:
 
 
 def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool,
-               origin: int | None = None, odd: list | None = None) -> None:
+               origin: int | None = None) -> None:
     """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``. ``origin``:
     where ``buf`` starts in the file being read, for the tape to name the raw lines of DRS
     tournaments by their place in the file (``origin`` + their place in ``buf``) instead of
-    carrying copies of them, which Evidence.line_at reads back for the few that become examples.
-    ``odd``: the extension's ``odd(buf, a, b)``, where the caller has it already."""
+    carrying copies of them, which Evidence.line_at reads back for the few that become examples."""
     if b <= a:
         return
     fast = fastpath.module() if BATCH and not window else None
     if fast is not None:
-        _scan_range_compiled(fast, buf, a, b, stats, tape, origin, odd)
+        scan_range_compiled(fast, buf, a, b, stats, tape, origin)
         return
     if not isinstance(buf, bytes):   # a mapped range (parallel.py): the pure path uses bytes' methods
         buf, a, b = buf[a:b], 0, b - a
@@ -322,21 +321,41 @@ def _runs(buf: bytes, odd: list[int], a: int, b: int) -> Iterator[tuple[int, int
         yield pos, b, True
 
 
-def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
-                         origin: int | None = None, odd: list | None = None) -> None:
-    """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
-    for start, end, json_run in _runs(buf, fast.odd(buf, a, b) if odd is None else odd, a, b):
-        if json_run:
-            _scan_clean_compiled(fast, buf, start, end, stats, tape, origin)
-        else:
-            _scan_lines(buf, start, end, stats, tape, False)
+def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
+                        origin: int | None = None, max_line: int | None = None) -> bool:
+    """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order
+    as _runs cuts, each run of JSON lines found by the extension's walk as it reads it, so the
+    range is walked once. False where a line is longer than ``max_line`` (a mapped range, see
+    parallel._scan_mapped, which then reads it otherwise): ``stats`` and ``tape`` are partial."""
+    pos = a
+    while pos < b:
+        got, stop, longest = fast.scan(buf, pos, b, True)
+        if max_line is not None and longest > max_line:
+            return False
+        if stop > pos:
+            _scan_clean_compiled(fast, buf, pos, stop, stats, tape, origin, got)
+        pos = end = stop
+        while end < b:   # the odd lines from there (a few, if any), as _runs gathers them
+            le = buf.find(b"\n", end, b)
+            le = b if le < 0 else le
+            if le > end and buf[end] == 0x7B and buf[le - 1] == 0x7D:
+                break
+            if max_line is not None and le - end > max_line:
+                return False
+            end = le + 1
+        if end > pos:
+            _scan_lines(buf, pos, end, stats, tape, False)
+            pos = end
+        elif pos < b:   # cannot be (the walk stops only at an odd line); never loop on it
+            raise RuntimeError(f"the compiled walk stopped at {pos} before a line that is not odd")
+    return True
 
 
-def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
-                         origin: int | None = None) -> None:
-    """_scan_clean of a run without a window: the extension reads the frequent lines into
-    operations and gives back every other candidate line, read here as _scan_batched does."""
-    got = fast.scan(buf, a, b)
+def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list, origin: int | None,
+                         got: tuple | None) -> None:
+    """_scan_clean of a run without a window: the extension read the frequent lines into
+    operations (``got``, of its walk) and gave back every other candidate line, read here as
+    _scan_batched does."""
     if got is None:   # an error line in the run: all its candidate lines take the general path
         if not isinstance(buf, bytes):   # mapped (parallel.py): the general path uses bytes' methods
             buf, a, b = buf[a:b], 0, b - a
