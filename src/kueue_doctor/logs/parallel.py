@@ -128,7 +128,8 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
             return False
         # the compiled path uses what a mapping has (find, slices, the buffer); scan_range hands
         # every other path bytes
-        got, lines = ReadStats(), []
+        got = ReadStats()
+        lines: list = []
         if not scan_range_compiled(fast, cast(bytes, buf), a, b, got, lines, base, max_line):
             return False
         stats.add(got)
