@@ -651,3 +651,55 @@ def test_an_assumed_workloads_borrowing_is_the_first_number_after_its_key(blob):
     digits = digits[:len(digits) - len(digits.lstrip("0123456789"))]
     # (a first key followed by "0" is dropped before any reading, 007 too: _keep_evaluated)
     assert bool(state["borrowing"]) == (int(digits) > 0 and not after[0].startswith("0")), state["borrowing"]
+
+
+# --- overlap skips as operations (batch.OP_SKIP) -------------------------------------------------
+
+_TARGET_LISTS = ['[{"name":"job-%d","namespace":"team-a"}]', '[]', '[{"name":"job-%d","namespace":"team-a"},'
+                 '{"name":"job-3","namespace":"team-a"},{"name":"job-4","namespace":""}]',
+                 '["team-a/job-%d"]', '{"name":"job-%d"}', 'null', '[{"name":"j\\u006fb-%d","namespace":"team-a"}]',
+                 '[{"name":"job-%d\\ud800","namespace":"team-a"}]', '[{"namespace":"team-a","name":"job-%d"}]',
+                 '[{"name":"job-%d","namespace":"team-a"}] ', '[{"name":"job-%d","namespace":"team-a"}]},"x":{"y":1']
+
+
+def _skip_lines(seed: int, n: int) -> list[str]:
+    """Heads skipped for overlapping targets over a few targets and queues (their examples fill
+    up): target lists plain, empty, with unnamed targets, as strings, escaped, in another key
+    order, not lists; no blob; cycles past int32; queues to be looked up; other skips; the
+    conflict text; and victims' lines and admissions between them on the same workloads."""
+    rng = random.Random(seed)
+    tmpl, msg = _TEMPLATES["evaluated"]
+    overlap = "Workload has overlapping preemption targets with another workload"
+    out = []
+    for i in range(n):
+        ts = f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"
+        head, cq = rng.choice([f"head-{rng.randrange(6)}"] * 5 + ["lone"]), rng.choice(["cq-a", "cq-b", "cq-c", ""])
+        cq = "" if head == "lone" else cq   # (a head whose queue is never named)
+        targets = rng.choice(_TARGET_LISTS * 3 + ['[{"name":"job-%d","namespace":"team-a"}]'] * 20)
+        targets = targets.replace("%d", str(rng.randrange(8)))
+        blob = rng.choice([',"nominatedAssignment":{"Borrowing":0},"preempted":' + targets] * 9 + [""])
+        reason = rng.choice([overlap] * 12 + ["couldn't fit", overlap + " (Operation cannot be fulfilled)"])
+        cycle = rng.choice([str(i)] * 8 + ["2147483648", str(i - 1)])
+        out.append(tmpl % ("Level(-3)", ts, msg, cycle, head, "team-b", cq, "skipped", reason, blob))
+        if rng.random() < 0.2:
+            out.append(_TEMPLATES["ongoing"][0] % ("Level(-3)", ts, _TEMPLATES["ongoing"][1], i,
+                                                   f"job-{rng.randrange(8)}", "team-a", f"pre-{i % 3}", "team-b"))
+        if rng.random() < 0.2:
+            out.append(_TEMPLATES["admitted"][0] % ("Level(-2)", ts, _TEMPLATES["admitted"][1], i, head, "team-b",
+                                                    rng.choice(["cq-a", "cq-d"])))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_overlap_skips_as_operations_give_the_per_line_evidence(seed):
+    data = ("\n".join(_skip_lines(seed, 2000)) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    assert got[1].count(batch.OP_SKIP) > 800 and got[1].count(batch.OP_SKIP_TARGET) > 800   # in C
+    assert sum(1 for _, _, kind in got[14] if kind == candidates.EVALUATED) > 100                # and Python
+    _same_three_ways(data, _pieces(data, 1 << 15))
+    _, state = _state(data, [len(data)], True, True)
+    victims = {k.name: v for k, v in state["victims"] if k.name in {f"job-{i}" for i in range(8)}}
+    assert len(victims) == 8
+    assert all(v["skipper_cqs"] and v["preemptors"] and v["cycles"] < v["lines"] for v in victims.values())
+    assert len(state["skipped"]) == 3 and sum(q["skipped_overlap"] for _, q in state["queues"]) > 1500

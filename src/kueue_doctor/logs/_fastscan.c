@@ -29,7 +29,7 @@ enum {
     L_CQ, L_PARENT, L_ROOT, L_ASSIGNMENTS, L_NAME_OPEN, L_FLAVORS, L_USAGE, L_COUNT, L_QUEUE,
     L_REQUEUE_REASON, L_ADDED, L_STATUS, L_REASON, L_DRS_VALUES, L_ITEM, L_ITEM_WL, L_ITEM_DRS,
     L_M_ADMITTED, L_M_REQUEUED, L_M_EVALUATED, L_M_DRS, L_SKIPPED, L_GENERIC, L_TRUE, L_FALSE,
-    L_DURATION_KEY, L_M_ONGOING, L_M_ALREADY, L_TARGET, L_PREEMPTOR, L_COUNT_OF
+    L_DURATION_KEY, L_M_ONGOING, L_M_ALREADY, L_TARGET, L_PREEMPTOR, L_OVERLAP, L_PREEMPTED, L_COUNT_OF
 };
 static const char *LIT_NAMES[L_COUNT_OF] = {
     "msgkey", "error_prefix", "conflict", "cut", "cycle_key", "status_key", "assumed", "nominated",
@@ -37,7 +37,7 @@ static const char *LIT_NAMES[L_COUNT_OF] = {
     "cq", "parent", "root", "assignments", "name_open", "flavors", "usage", "count", "queue",
     "requeue_reason", "added", "status", "reason", "drs_values", "item", "item_wl", "item_drs",
     "m_admitted", "m_requeued", "m_evaluated", "m_drs", "skipped", "generic", "true", "false",
-    "duration_key", "m_ongoing", "m_already", "target", "preemptor",
+    "duration_key", "m_ongoing", "m_already", "target", "preemptor", "overlap", "preempted",
 };
 
 #define MAX_MESSAGES 64
@@ -63,7 +63,8 @@ static struct {
     int n_excluded;
     lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
     int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle, k_ongoing, k_already;
-    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor, op_assumed;
+    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor, op_assumed, op_skip,
+        op_skip_target;
     int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
@@ -617,10 +618,43 @@ static int borrowing_positive(const char *p, const char *e) {
     }
 }
 
+static int cycle_of(const char *s, Py_ssize_t n, int32_t *out);   /* below, with the victims' lines */
+static int raw_line(state_t *st, const char *ls, const char *e);
+
+#define MAX_TARGETS 256
+
+/* An overlap skip's targets (scanner._fast: json.loads after the blob's last "preempted" key, up
+ * to the line's closing brace) where they are a plain list of {"name":"…","namespace":"…"}: their
+ * count (none without the key), or -1 for anything else (the per-line path's). */
+static int skip_targets(const char *extra, const char *e, const char **tn, Py_ssize_t *tnn, const char **tns,
+                        Py_ssize_t *tnsn) {
+    const char *tail = NULL, *q = extra, *p;
+    while ((q = find(q, e, LIT(L_PREEMPTED))) != NULL) {
+        tail = q;
+        q += LIT(L_PREEMPTED).n;
+    }
+    if (tail == NULL) return 0;
+    p = tail + LIT(L_PREEMPTED).n;
+    int n = 0;
+    if (!ch(&p, e, '[')) return -1;
+    if (!ch(&p, e, ']')) {
+        for (;;) {
+            if (n == MAX_TARGETS || !lit(&p, e, LIT(L_NAME_OPEN)) || !sq(&p, e, &tn[n], &tnn[n])
+                || !lit(&p, e, LIT(L_NS_OPEN)) || !sq(&p, e, &tns[n], &tnsn[n]) || !ch(&p, e, '}'))
+                return -1;
+            n++;
+            if (ch(&p, e, ']')) break;
+            if (!ch(&p, e, ',')) return -1;
+        }
+    }
+    return ch(&p, e, '}') && p == e ? n : -1;
+}
+
 static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
-    const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
-    Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
-    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
+    const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason, *cy;
+    Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn, cyn = 0;
+    if (!head_cycle(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn, &cy, &cyn)
+        || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
     uint64_t wh = hash2(ns, nsn, name, namen);
     table_prefetch(&st->t_pair, wh);
@@ -629,12 +663,32 @@ static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t pl
         return 0;
     /* "not nominated" (no status), or "assumed" (scanner._is_assumed: its borrowing in the blob) */
     int assumed = statusn == LIT(L_ASSUMED).n - 1 && eqn(status, LIT(L_ASSUMED).p, statusn);
-    if ((statusn != 0 && !assumed) || is_error_level(lv, lvn)) return 0;
+    /* or "skipped" for overlapping targets (Evidence.evaluated's overlap skip) */
+    int skip = statusn == LIT(L_SKIPPED).n && eqn(status, LIT(L_SKIPPED).p, statusn)
+               && find(reason, reason + reasonn, LIT(L_OVERLAP)) != NULL;
+    if ((statusn != 0 && !assumed && !skip) || is_error_level(lv, lvn)) return 0;
     /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
     const char *extra = p;
     int blob = !(e - p == 1 && *p == '}');
     if (blob) {
         if (!lit(&p, e, LIT(L_CUT)) || find(extra, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
+    }
+    if (skip) {   /* an OP_SKIP (sub 0), then an OP_SKIP_TARGET a target, the cycle in its cq column */
+        const char *tn[MAX_TARGETS], *tns[MAX_TARGETS];
+        Py_ssize_t tnn[MAX_TARGETS], tnsn[MAX_TARGETS];
+        int32_t cycle = C.no_cycle;
+        int n = blob ? skip_targets(extra, e, tn, tnn, tns, tnsn) : 0;
+        if (n < 0 || (cy != NULL && !cycle_of(cy, cyn, &cycle))) return 0;
+        double t;
+        if (taken_at(st, ts, tsn, &t) < 0) return -1;
+        int x = raw_line(st, ls, e);
+        if (x < 0 || emit(st, (int8_t)C.op_skip, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen), x) < 0)
+            return -1;
+        for (int i = 0; i < n; i++) {
+            int32_t target = pair_id(st, hash2(tns[i], tnsn[i], tn[i], tnn[i]), tns[i], tnsn[i], tn[i], tnn[i]);
+            if (target < 0 || emit_op(st, (int8_t)C.op_skip_target, place, i + 1, t, cycle, target, 0) < 0) return -1;
+        }
+        return 1;
     }
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
@@ -733,6 +787,16 @@ static int cycle_of(const char *s, Py_ssize_t n, int32_t *out) {
     return 1;
 }
 
+/* The line [ls, e) appended to the run's extras (the examples' raw lines): its index, or -1. */
+static int raw_line(state_t *st, const char *ls, const char *e) {
+    Py_ssize_t x = PyList_GET_SIZE(st->extras);
+    if (x >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run"); return -1; }
+    PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
+    if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
+    Py_DECREF(raw);
+    return (int)x;
+}
+
 /* scanner._ONGOING_LINE, a victim's "Preemption ongoing" or "... already issued": an
  * OP_PREEMPTOR (sub 0: the preemptor's workload) and an OP_ONGOING (sub 1: the target's, its
  * cycle in the cq column, its raw line in extras for the examples) at the line's place, the
@@ -757,11 +821,8 @@ static int take_ongoing(state_t *st, const char *ls, const char *e, int64_t plac
     if (cy != NULL && !cycle_of(cy, cyn, &cycle)) return 0;
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
-    Py_ssize_t x = PyList_GET_SIZE(st->extras);
-    if (x >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run"); return -1; }
-    PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
-    if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
-    Py_DECREF(raw);
+    int x = raw_line(st, ls, e);
+    if (x < 0) return -1;
     int32_t preemptor = pair_id(st, hash2(pns, pnsn, pname, pnamen), pns, pnsn, pname, pnamen);
     int32_t target = preemptor < 0 ? -1 : pair_id(st, hash2(tns, tnsn, tname, tnamen), tns, tnsn, tname, tnamen);
     if (target < 0) return -1;
@@ -1278,6 +1339,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_int(cfg, "k_ongoing", &C.k_ongoing) < 0 || get_int(cfg, "k_already", &C.k_already) < 0
         || get_int(cfg, "op_ongoing", &C.op_ongoing) < 0 || get_int(cfg, "op_preemptor", &C.op_preemptor) < 0
         || get_int(cfg, "op_assumed", &C.op_assumed) < 0
+        || get_int(cfg, "op_skip", &C.op_skip) < 0 || get_int(cfg, "op_skip_target", &C.op_skip_target) < 0
         || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
@@ -1339,7 +1401,8 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
 static struct {
     PyObject *first, *last, *requeue, *timeline, *heads, *admitted, *admit_times, *new_head, *attempts,
         *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing,
-        *victims, *lines, *cycles, *last_cycle, *preemptors, *examples_of;
+        *victims, *lines, *cycles, *last_cycle, *preemptors, *examples_of, *skipper_cqs, *skipped,
+        *skipped_overlap;
     PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero, *victim_type;
     Py_ssize_t times_cap, examples;
     int op_event, op_assumed;
@@ -1525,9 +1588,10 @@ static int keep_extreme(PyObject *obj, PyObject *attr, PyObject *ts, int op) {
 
 /* Evidence.ongoing of a named target: its Victim (made when missing; Evidence._victim's first and
  * last), the preemptor (NULL or None: none), one more line, Evidence._cycle of ``cycle`` (the
- * no-cycle mark: None), the raw line among the first examples. */
+ * no-cycle mark: None), the raw line among the first examples. With ``skipper`` (and no raw line),
+ * a target of an overlap skip in Evidence.evaluated: the skipping head's ClusterQueue added. */
 static int victim_line(PyObject *ev, PyObject *victims, PyObject *target, PyObject *ts, PyObject *preemptor,
-                       int32_t cycle, PyObject *raw) {
+                       int32_t cycle, PyObject *raw, PyObject *skipper) {
     PyObject *v = PyDict_GetItemWithError(victims, target), *c = NULL, *got = NULL;
     if (v == NULL) {
         if (PyErr_Occurred()) return -1;
@@ -1539,6 +1603,13 @@ static int victim_line(PyObject *ev, PyObject *victims, PyObject *target, PyObje
     }
     int rc = -1;
     if (ts != Py_None && (keep_extreme(v, R.first, ts, Py_LT) < 0 || keep_extreme(v, R.last, ts, Py_GT) < 0)) goto out;
+    if (skipper != NULL) {
+        got = PyObject_GetAttr(v, R.skipper_cqs);
+        if (got == NULL) goto out;
+        if (!PySet_Check(got)) { PyErr_SetString(PyExc_TypeError, "replay: a Victim's skipper_cqs are not a set"); goto out; }
+        if (PySet_Add(got, skipper) < 0) goto out;
+        Py_CLEAR(got);
+    }
     if (preemptor != NULL && preemptor != Py_None) {
         got = PyObject_GetAttr(v, R.preemptors);
         if (got == NULL) goto out;
@@ -1558,6 +1629,10 @@ static int victim_line(PyObject *ev, PyObject *victims, PyObject *target, PyObje
         if (changed < 0) goto out;
     }
     if (changed && (bump(v, R.cycles) < 0 || PyObject_SetAttr(v, R.last_cycle, c) < 0)) goto out;
+    if (raw == NULL) {
+        rc = 0;
+        goto out;
+    }
     got = PyObject_GetAttr(v, R.examples_of);
     if (got == NULL) goto out;
     if (!PyList_Check(got) || PyList_GET_SIZE(got) < R.examples) {
@@ -1586,6 +1661,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL, *victims = NULL;
     PyObject *preemptor = NULL;   /* the OP_PREEMPTOR's workload before an OP_ONGOING (borrowed: keys holds it) */
+    PyObject *skipper = NULL, *skip_cq = NULL;   /* an OP_SKIP's workload (borrowed) and queue (owned) */
     qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
     qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
@@ -1627,13 +1703,21 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
             preemptor = wl;
             continue;
         }
+        if (code == C.op_skip_target) {   /* a target of the OP_SKIP before */
+            if (!has_wl || skip_cq == NULL) continue;
+            PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, skipper, cqs[i], NULL, skip_cq);
+            Py_XDECREF(ts);
+            if (rc < 0) goto done;
+            continue;
+        }
         if (code == C.op_ongoing) {   /* Evidence.ongoing: the target, the preemptor the op before */
             PyObject *pre = preemptor;
             preemptor = NULL;
             if (!has_wl) continue;
             if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) goto bad_index;
             PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
-            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, pre, cqs[i], PyList_GET_ITEM(extras, auxs[i]));
+            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, pre, cqs[i], PyList_GET_ITEM(extras, auxs[i]), NULL);
             Py_XDECREF(ts);
             if (rc < 0) goto done;
             continue;
@@ -1704,6 +1788,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         PyObject *reason = NULL;
         PyObject *cq = TEXT(cqs[i]);
         if (cq == NULL) goto bad_index;
+        if (code == C.op_skip && (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras))) goto bad_index;
         if (code == C.op_not_nominated || code == C.op_requeue) {
             reason = TEXT(auxs[i]);
             if (reason == NULL) goto bad_index;
@@ -1741,7 +1826,19 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         if (ts == NULL) goto done;
         int rc = 0;
         if (timed) rc = qc_seen(qc, ts);
-        if (code == C.op_requeue) {   /* Evidence.requeued */
+        if (code == C.op_skip) {   /* Evidence.evaluated of an overlap skip: the queue's count, an example */
+            skipper = wl;
+            Py_XSETREF(skip_cq, Py_NewRef(resolved));
+            if (rc == 0) rc = bump(qc->q, R.skipped_overlap);
+            PyObject *bucket = rc == 0 ? PyObject_GetAttr(ev, R.skipped) : NULL;
+            if (bucket == NULL) rc = -1;
+            else if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < R.examples) {
+                PyObject *r = PyObject_CallMethodObjArgs(ev, R.example, bucket, PyList_GET_ITEM(extras, auxs[i]), NULL);
+                if (r == NULL) rc = -1;
+                Py_XDECREF(r);
+            }
+            Py_XDECREF(bucket);
+        } else if (code == C.op_requeue) {   /* Evidence.requeued */
             if (rc == 0) rc = count_in(qc->requeue, reason);
             if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_requeued);
             if (rc == 0 && has_wl) {
@@ -1803,6 +1900,7 @@ done:
     Py_XDECREF(drs_zero);
     Py_XDECREF(borrowing);
     Py_XDECREF(victims);
+    Py_XDECREF(skip_cq);
     PyBuffer_Release(&b_code);
     PyBuffer_Release(&b_ts);
     PyBuffer_Release(&b_min);
@@ -1816,11 +1914,12 @@ static int configure_replay(PyObject *cfg) {
     const char *names[] = {"first", "last", "requeue", "timeline", "heads", "admitted", "admit_times", "new_head",
                            "attempts", "reason", "requeues", "workload_cq", "queues", "drs_zero", "_retries",
                            "_example", "borrowing", "victims", "lines", "cycles", "last_cycle", "preemptors",
-                           "examples"};
+                           "examples", "skipper_cqs", "skipped", "skipped_overlap"};
     PyObject **slots[] = {&R.first, &R.last, &R.requeue, &R.timeline, &R.heads, &R.admitted, &R.admit_times,
                           &R.new_head, &R.attempts, &R.reason, &R.requeues, &R.workload_cq, &R.queues,
                           &R.drs_zero, &R.retries, &R.example, &R.borrowing, &R.victims, &R.lines, &R.cycles,
-                          &R.last_cycle, &R.preemptors, &R.examples_of};
+                          &R.last_cycle, &R.preemptors, &R.examples_of, &R.skipper_cqs, &R.skipped,
+                          &R.skipped_overlap};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (*slots[i] == NULL && (*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) return -1;
     const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap", "victim_type"};

@@ -34,12 +34,16 @@ from ..kueue.logvocab import (
 from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
 from .timeparse import parse_ts
 
-OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED, OP_ONGOING, OP_PREEMPTOR = range(8)
+(OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED, OP_ONGOING, OP_PREEMPTOR, OP_SKIP,
+ OP_SKIP_TARGET) = range(10)
 # A victim's line ("Preemption ongoing", "... already issued") is an OP_PREEMPTOR (its preemptor's
 # workload) and an OP_ONGOING (its target's; its cycle in the cq column, this mark for none;
 # its raw line in extras), at one place in that order: Evidence.ongoing of the pair.
 NO_CYCLE = -(2 ** 31)
 CYCLE_LIMIT = 2 ** 31   # a cycle is an operation's where NO_CYCLE < cycle < CYCLE_LIMIT
+# An evaluation skipped for overlapping preemption targets is an OP_SKIP (the head's workload and
+# ClusterQueue, its raw line in extras) and an OP_SKIP_TARGET a target after it (the target's
+# workload, the line's cycle in the cq column): Evidence.evaluated of the line.
 EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
@@ -253,6 +257,30 @@ class Run:
             self.add(places, OP_ONGOING, ts_a, np.array([NO_CYCLE if c is None else c for c in cycles], np.int32),
                      wl(tns, tnames), np.arange(first, first + n, dtype=np.int32), sub=np.ones(n, np.int32))
 
+    def skips(self, found: list) -> None:
+        """(place, ts, cq, namespace, name, targets as (namespace, name), cycle, raw line) of overlap
+        skips the per-line path read, as operations (see OP_SKIP)."""
+        if not found:
+            return
+        places, ts, cqs, ns, names, targets, cycles, raws = zip(*found, strict=True)
+        ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
+        self.seen(ts_a)
+        first = len(self.extras)
+        self.extras.extend(raws)
+        n = len(found)
+        pairs = [(a.encode(), b.encode()) for a, b in zip(ns, names, strict=True)]
+        self.add(places, OP_SKIP, ts_a, self.text_ids([c.encode() for c in cqs]),
+                 self.ids(pairs, self.workloads, self.keys, _workload), np.arange(first, first + n, dtype=np.int32),
+                 sub=np.zeros(n, np.int32))
+        at = [i for i, ts_ in enumerate(targets) for _ in ts_]
+        if at:
+            sub = [j + 1 for ts_ in targets for j in range(len(ts_))]
+            cycle = [NO_CYCLE if cycles[i] is None else cycles[i] for i in at]
+            wl = self.ids([(a.encode(), b.encode()) for ts_ in targets for a, b in ts_], self.workloads, self.keys,
+                          _workload)
+            self.add([places[i] for i in at], OP_SKIP_TARGET, ts_a[at], np.array(cycle, np.int32), wl,
+                     np.zeros(len(at), np.int32), sub=np.array(sub, np.int32))
+
     def tape(self, origin: int | None = None) -> tuple | None:
         """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
         lines of DRS tournaments and victims become their places in the file."""
@@ -265,7 +293,7 @@ class Run:
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
             if origin is not None:
-                drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING)
+                drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING) | (code == OP_SKIP)
                 extras = self.extras
                 for x, at in zip(aux[drs].tolist(), place[order][drs].tolist(), strict=True):
                     extras[x] = origin + at
@@ -464,6 +492,7 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
     retries = ev._retries
     made: dict = {}   # text id -> its QueueStats, this run
     preemptor = None   # an OP_PREEMPTOR's workload, for the OP_ONGOING after it
+    skipper = skip_cq = None   # an OP_SKIP's workload and ClusterQueue, for its OP_SKIP_TARGETs
     for code, ts, m, c, w, x in zip(code_b, tss, mins, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
         if code == OP_EVENT:
             apply_event(ev, extras[x])
@@ -471,6 +500,20 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
         wl = keys[w]
         if code == OP_PREEMPTOR:
             preemptor = wl
+            continue
+        if code == OP_SKIP:   # Evidence.evaluated of an overlap skip, its targets the ops after it
+            skipper, skip_cq = wl, ev.resolve_cq(texts[c], wl)
+            ev._queue(skip_cq, ts).skipped_overlap += 1
+            ev._example(ev.skipped, extras[x])
+            continue
+        if code == OP_SKIP_TARGET:
+            if wl is not None:
+                v = ev._victim(wl, ts)
+                v.skipper_cqs.add(skip_cq)
+                if skipper is not None:
+                    v.preemptors.add(skipper)
+                v.lines += 1
+                ev._cycle(v, None if c == NO_CYCLE else c)
             continue
         if code == OP_ONGOING:
             ev.ongoing(wl, preemptor, ts, None if c == NO_CYCLE else c, extras[x])

@@ -29,6 +29,7 @@ from ..kueue.logvocab import (
     KEY_NAME,
     KEY_NAMESPACE,
     KEY_PARENT_COHORT,
+    KEY_PREEMPTED,
     KEY_PREEMPTING_WORKLOAD,
     KEY_QUEUE,
     KEY_REASON,
@@ -42,6 +43,7 @@ from ..kueue.logvocab import (
     LEVEL,
     LOGGER,
     MSG,
+    OVERLAPPING_TARGETS,
     REPLICA_ROLE,
     REQUEUE_GENERIC,
     REQUEUE_PREEMPTION_NO_CANDIDATES,
@@ -118,6 +120,8 @@ def _config() -> dict:
         "m_already": _FREQUENT[candidates.ALREADY],
         "target": b"," + key(KEY_TARGET_WORKLOAD) + name_open,
         "preemptor": b"," + key(KEY_PREEMPTING_WORKLOAD) + name_open,
+        "overlap": OVERLAPPING_TARGETS.encode(),
+        "preempted": b"," + key(KEY_PREEMPTED),   # reader._PREEMPTED_TAIL
         "skipped": STATUS_SKIPPED.encode(),
         "generic": REQUEUE_GENERIC.encode(),
         "true": b"true",
@@ -137,7 +141,7 @@ def _config() -> dict:
         "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": batch.OP_EVENT,
         "op_assumed": batch.OP_ASSUMED,
         "op_ongoing": batch.OP_ONGOING, "op_preemptor": batch.OP_PREEMPTOR, "no_cycle": batch.NO_CYCLE,
-        "victim_type": Victim,
+        "victim_type": Victim, "op_skip": batch.OP_SKIP, "op_skip_target": batch.OP_SKIP_TARGET,
         "ts_fallback": _ts,
         "base_of": batch._base,
     }

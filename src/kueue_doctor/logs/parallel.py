@@ -111,11 +111,10 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
     newline and none is longer than ``max_line`` (which chunks() would skip; found as the range is
     read, which is then read again otherwise: rare). False: not done, ``stats`` and ``tape`` as
     they were."""
-    from . import fastpath
-    from .scanner import scan_range_compiled
+    from . import fastpath, scanner
 
     fast = fastpath.module()
-    if fast is None or stop <= start:
+    if fast is None or not scanner.BATCH or stop <= start:   # (BATCH off: the per-line path, tests)
         return False
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
@@ -130,7 +129,7 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
         # every other path bytes
         got = ReadStats()
         lines: list = []
-        if not scan_range_compiled(fast, cast(bytes, buf), a, b, got, lines, base, max_line):
+        if not scanner.scan_range_compiled(fast, cast(bytes, buf), a, b, got, lines, base, max_line):
             return False
         stats.add(got)
         tape += lines

@@ -668,6 +668,22 @@ def _is_ongoing(e: tuple, place: int, ongoing: list) -> bool:
     return True
 
 
+def _is_skip(e: tuple, place: int, skips: list) -> bool:
+    """Whether the event ``e`` is an evaluation skipped for overlapping preemption targets, with
+    a cycle the operations' column holds and targets named in ASCII (the workload table's bytes):
+    then it becomes operations of the run (batch.Run.skips), added to ``skips``. Its targets are
+    Evidence.evaluated's: the workloads a list of references names, ("", "") for others."""
+    if e[0] != _EV_EVAL or e[5] != STATUS_SKIPPED or OVERLAPPING_TARGETS not in e[6] or not (
+            e[9] is None or batch.NO_CYCLE < e[9] < batch.CYCLE_LIMIT):
+        return False
+    preempted = e[8] or []
+    keys = [workload_key(t) for t in preempted] if isinstance(preempted, list) else []
+    if not all(k is None or (k.namespace.isascii() and k.name.isascii()) for k in keys):
+        return False
+    skips.append((place, e[1], e[2], e[3], e[4], [("", "") if k is None else k for k in keys], e[9], e[10]))
+    return True
+
+
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
                 conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
@@ -678,6 +694,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     placed: list = []
     assumed: list = []
     ongoing: list = []
+    skips: list = []
     durations: list = []
     at, ds = cycles if cycles is not None else ([], [])
     cut = 0
@@ -694,14 +711,15 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                     conflict = conflicts and _CONFLICT in line
                     if kind == _DRS and not e[2] and not conflict:
                         placed.append((i, (_SEEN, [e[1]])))
-                    elif conflict or not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing)):
+                    elif conflict or not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing)
+                                          or _is_skip(e, i, skips)):
                         placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
                     continue
         elif kind in _FAST_KINDS:
             # off its batch's shape, at an error level, or an evaluation other than "not nominated"
             e = _fast(line, kind, False)
             if e is not None:
-                if not _is_assumed(e, i, assumed):
+                if not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing) or _is_skip(e, i, skips)):
                     placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
                 continue
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
@@ -709,6 +727,7 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     run.events(placed)
     run.assumed(assumed)
     run.ongoing(ongoing)
+    run.skips(skips)
     ops = run.tape(origin)
     if ops is not None:
         tape.append((_OPS, ops))
