@@ -566,14 +566,20 @@ def _victim_lines(seed: int, n: int) -> list[str]:
     return out
 
 
+def _scanned(lines: list[str]) -> tuple[bytes, bytes, list[int]]:
+    """The log of ``lines``, the codes of the operations the extension read from it, and the
+    kinds of the lines it left to Python."""
+    data = ("\n".join(lines) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    return data, got[1], [kind for _, _, kind in got[14]]
+
+
 @needs_extension
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_victims_lines_as_operations_give_the_per_line_evidence(seed):
-    data = ("\n".join(_victim_lines(seed, 3000)) + "\n").encode()
-    got = fastpath.module().scan(data, 0, len(data))
-    codes = got[1]
+    data, codes, left = _scanned(_victim_lines(seed, 3000))
     assert codes.count(batch.OP_ONGOING) == codes.count(batch.OP_PREEMPTOR) > 2000   # read by the extension
-    assert sum(1 for _, _, kind in got[14] if kind in (candidates.ONGOING, candidates.ALREADY)) > 100   # and Python
+    assert sum(kind in (candidates.ONGOING, candidates.ALREADY) for kind in left) > 100   # and Python
     _same_three_ways(data, _pieces(data, 1 << 15))
     _, state = _state(data, [len(data)], True, True)
     victims = {k: v for k, v in state["victims"] if k.namespace == "team-a"}
@@ -585,11 +591,9 @@ def test_victims_lines_as_operations_give_the_per_line_evidence(seed):
 def test_a_victims_cycle_past_int32_is_read_on_the_per_line_path():
     template, msg = _TEMPLATES["ongoing"]
     cycles = ["2147483647", "2147483648", "-2147483647", "-2147483648", "7", "007"]
-    lines = [template % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, c, "job-1", "team-a", "head", "team-b")
-             for c in cycles]
-    data = ("\n".join(lines) + "\n").encode()
-    got = fastpath.module().scan(data, 0, len(data))
-    assert got[1].count(batch.OP_ONGOING) == 3 and len(got[14]) == 3   # 2**31, -2**31 and 007 are Python's
+    data, codes, left = _scanned([template % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, c, "job-1", "team-a", "head",
+                                              "team-b") for c in cycles])
+    assert codes.count(batch.OP_ONGOING) == 3 and len(left) == 3   # 2**31, -2**31 and 007 are Python's
     _same_three_ways(data, [len(data)])
     _, state = _state(data, [len(data)], True, True)
     (_, v), = state["victims"]
@@ -630,10 +634,9 @@ def _assumed_lines(seed: int, n: int) -> list[str]:
 @needs_extension
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_assumed_evaluations_read_by_the_extension_give_the_per_line_evidence(seed):
-    data = ("\n".join(_assumed_lines(seed, 1500)) + "\n").encode()
-    got = fastpath.module().scan(data, 0, len(data))
-    assert got[1].count(batch.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing); the cycle's, error and conflict lines in Python
-    assert sum(1 for _, _, kind in got[14] if kind == candidates.EVALUATED) > 30
+    data, codes, left = _scanned(_assumed_lines(seed, 1500))
+    assert codes.count(batch.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing)
+    assert left.count(candidates.EVALUATED) > 30   # the cycle's, error and conflict lines in Python
     _same_three_ways(data, _pieces(data, 1 << 14))
 
 
@@ -693,10 +696,9 @@ def _skip_lines(seed: int, n: int) -> list[str]:
 @needs_extension
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_overlap_skips_as_operations_give_the_per_line_evidence(seed):
-    data = ("\n".join(_skip_lines(seed, 2000)) + "\n").encode()
-    got = fastpath.module().scan(data, 0, len(data))
-    assert got[1].count(batch.OP_SKIP) > 800 and got[1].count(batch.OP_SKIP_TARGET) > 800   # in C
-    assert sum(1 for _, _, kind in got[14] if kind == candidates.EVALUATED) > 100                # and Python
+    data, codes, left = _scanned(_skip_lines(seed, 2000))
+    assert codes.count(batch.OP_SKIP) > 800 and codes.count(batch.OP_SKIP_TARGET) > 800   # in C
+    assert left.count(candidates.EVALUATED) > 100   # and Python
     _same_three_ways(data, _pieces(data, 1 << 15))
     _, state = _state(data, [len(data)], True, True)
     victims = {k.name: v for k, v in state["victims"] if k.name in {f"job-{i}" for i in range(8)}}
