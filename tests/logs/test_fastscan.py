@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_doctor.logs import fastpath, scan, scanner
+from kueue_doctor.logs import batch, candidates, fastpath, scan, scanner
 from kueue_doctor.logs.reader import ReadStats
 from kueue_doctor.logs.signatures import Evidence
 
@@ -306,7 +306,7 @@ def test_the_extension_reads_the_frequent_lines(monkeypatch):
     got = fastpath._fastscan.scan(data, 0, len(data))
     code, rest, durations = got[1], got[14], got[16]
     assert len(code) > 50 * len(rest) > 0     # the frequent lines and cycle ends in C; a few others per line
-    assert set(code) == {0, 1, 2, 3}          # admit, re-queue, not nominated, DRS zero
+    assert set(code) == {0, 1, 2, 3, 5}       # admit, re-queue, not nominated, DRS zero, assumed
     assert len(durations) // 8 > len(rest)    # every cycle's duration
 
 
@@ -315,7 +315,7 @@ def test_the_extension_reads_the_frequent_lines(monkeypatch):
 @given(data=st.binary(max_size=2000), a=st.integers(-5, 2100), b=st.integers(-5, 2100))
 def test_random_bytes_never_crash_the_extension(data, a, b):
     fast = fastpath.module()
-    for call in (fast.scan, fast.odd):
+    for call in (fast.scan, fast.odd, lambda *r: fast.scan(*r, True)):
         try:
             call(data, a, b)
         except ValueError:
@@ -341,25 +341,50 @@ def test_mangled_frequent_lines_never_crash_the_extension():
         buf = bytes(line)
         fast.scan(buf, 0, len(buf))
         fast.odd(buf, 0, len(buf))
-        fast.lines(buf, 0, len(buf))
+        fast.scan(buf, 0, len(buf), True)
         fast.scan(buf, 0, rng.randrange(len(buf) + 1))
 
 
 @needs_extension
-def test_the_odd_lines_and_the_longest_in_one_pass():
-    # parallel._scan_mapped reads both at once: what odd() gives, and the longest line's length
+def test_the_walk_stops_at_the_first_odd_line_with_what_scan_gives_before_it():
+    # scanner.scan_range_compiled reads a range in one walk: the run of JSON lines from a line's
+    # start up to the first odd line (fast.odd), what scan gives of that run, its longest line
     fast = fastpath.module()
     rng = random.Random(17)
-    shapes = [b'{"a":1}', b"", b"{", b"}", b"x", b'{"msg":"' + b"y" * 300 + b'"}', b"  {}", b"{}"]
-    for _ in range(300):
+    head = _TEMPLATES["requeued"][0] % ("Level(-2)", "2026-08-20T10:00:01.5Z", "Workload re-queued", 1, "job-1",
+                                        "team-a", "cq-a", "team-a", "NoFit", "")
+    error = head.replace('"level":"Level(-2)"', '"level":"error"')
+    shapes = [b'{"a":1}', b"", b"{", b"}", b"x", b'{"msg":"' + b"y" * 300 + b'"}', b"  {}", b"{}", head.encode(),
+              error.encode(), b"  " + error.encode(), b"x" + head.encode()]
+    for _ in range(600):
         buf = b"\n".join(rng.choice(shapes) for _ in range(rng.randrange(1, 30)))
-        if rng.random() < 0.5:
+        if rng.random() < 0.8:
             buf += b"\n"
-        a = rng.randrange(len(buf) + 1)
-        a = buf.rfind(b"\n", 0, a) + 1   # ranges start at a line's start
-        b = rng.choice([len(buf), buf.find(b"\n", a) + 1 or len(buf)])
-        longest = max((len(x) for x in buf[a:b].split(b"\n")), default=0) if b > a else 0
-        assert fast.lines(buf, a, b) == (fast.odd(buf, a, b), longest), (buf, a, b)
+        b = rng.choice([len(buf), buf.find(b"\n") + 1 or len(buf)])
+        a = buf.rfind(b"\n", 0, rng.randrange(b + 1)) + 1   # a line's start
+        got, stop, longest = fast.scan(buf, a, b, True)
+        odd = [p for p in fast.odd(buf, a, b) if p >= a]
+        assert stop == (odd[0] if odd else b), (buf, a, b)
+        assert longest == max((len(x) for x in buf[a:stop].split(b"\n")), default=0), (buf, a, b)
+        assert got == fast.scan(buf, a, stop), (buf, a, b)
+
+
+@needs_extension
+def test_a_mapped_range_with_a_line_past_max_line_is_read_otherwise(tmp_path):
+    # parallel._scan_mapped learns of a too long line as it reads: nothing it read is kept
+    from kueue_doctor.logs import parallel
+
+    data = _log("scheduler", 1 << 18, seed=5, bent=0.0)
+    at = data.find(b"\n", len(data) // 2) + 1
+    data = data[:at] + b'{"msg":"' + b"z" * 5000 + b'"}\n' + data[at:]
+    path = tmp_path / "kueue.log"
+    path.write_bytes(data)
+    stats, tape = ReadStats(), []
+    with open(path, "rb") as f:
+        assert not parallel._scan_mapped(f, 0, len(data), 4096, stats, tape)
+        assert stats.astuple() == ReadStats().astuple() and tape == []
+        assert parallel._scan_mapped(f, 0, len(data), 8192, stats, tape)
+    assert stats.lines == data.count(b"\n") and tape
 
 
 @needs_extension
@@ -434,3 +459,249 @@ def test_the_replay_keeps_its_queues_apart_past_its_first_table():
     done = subprocess.run([sys.executable, "-c", _MANY_QUEUES % str(REPO)], capture_output=True, text=True,
                           env=env, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "same", (done.returncode, done.stderr[-2000:])
+
+
+# --- a run's workload table as keys (batch._workload_keys) ---------------------------------------
+
+def _keys_both_ways(pairs: list, cached: dict) -> tuple:
+    """batch._workload_keys of ``pairs`` in C and in Python, each from a copy of ``cached`` as
+    batch._KEYS: (C's list, its cache after, Python's list, its cache after)."""
+    from kueue_doctor.logs import batch
+
+    out = []
+    for fast in (fastpath.module(), None):
+        saved = batch._KEYS
+        batch._KEYS = dict(cached)
+        try:
+            out += [batch._workload_keys(list(pairs), fast), batch._KEYS]
+        finally:
+            batch._KEYS = saved
+    return tuple(out)
+
+
+@needs_extension
+def test_workload_keys_in_c_are_the_keys_python_makes():
+    from kueue_doctor.keys import WorkloadKey
+
+    old = WorkloadKey("team-a", "job-0")
+    cached = {("team-a", "job-0"): old}
+    pairs = [("team-a", "job-0"), ("", ""), ("team-a", "job-1"), ("team-b", "job-1"), ("team-a", "job-1"),
+             ("team-a", "é/x"), ("", "")]
+    got, got_cache, want, want_cache = _keys_both_ways(pairs, cached)
+    assert got == want == [old, None, WorkloadKey("team-a", "job-1"), WorkloadKey("team-b", "job-1"),
+                           WorkloadKey("team-a", "job-1"), WorkloadKey("team-a", "é/x"), None]
+    assert [type(k) for k in got] == [type(k) for k in want]
+    assert got[0] is old and got[2] is got[4] is got_cache[("team-a", "job-1")]   # one object per workload
+    assert list(got_cache.items()) == list(want_cache.items())
+    assert all(type(k) is WorkloadKey and k.namespace == ns and k.name == n and str(k) == f"{ns}/{n}"
+               for (ns, n), k in got_cache.items())
+    assert {got[2]: 1}[WorkloadKey("team-a", "job-1")] == 1   # hashes as the NamedTuple does
+
+
+@needs_extension
+def test_workload_keys_in_c_empty_the_cache_where_python_does(monkeypatch):
+    from kueue_doctor.logs import batch
+
+    monkeypatch.setattr(batch, "KEYS_BOUND", 3)
+    pairs = [("ns", f"job-{i % 7}") for i in range(30)]
+    got, got_cache, want, want_cache = _keys_both_ways(pairs, {})
+    assert got == want and list(got_cache.items()) == list(want_cache.items())
+    assert len(got_cache) <= 4 and len({id(k) for k in got}) == len({id(k) for k in want}) > 7   # made again
+
+
+@needs_extension
+def test_workload_keys_refuse_what_is_not_a_pair_or_a_key_type():
+    from kueue_doctor.keys import WorkloadKey
+
+    fast = fastpath.module()
+    for bad in ([["ns", "a"]], [("ns",)], [("ns", "a", "b")], [None]):
+        with pytest.raises(TypeError):
+            fast.workload_keys(bad, {}, WorkloadKey, 10)
+
+    class Slotted(tuple):   # a __dict__: not a bare tuple's layout
+        pass
+
+    with pytest.raises(TypeError):
+        fast.workload_keys([("ns", "a")], {}, Slotted, 10)
+
+
+# --- victims' lines as operations (batch.OP_ONGOING) ---------------------------------------------
+
+_PER_WORKLOAD = ',"workload":{"name":"%s","namespace":"team-b"},"clusterQueue":{"name":"cq-b"},"parentCohort":{"name":"gpu"}'
+
+
+def _victim_lines(seed: int, n: int) -> list[str]:
+    """Victims' lines ("Preemption ongoing", "... already issued") over few targets, so their
+    examples fill up: cycles repeated, absent, at int32's edges and past them; targets and
+    preemptors unnamed; the scheduler's per-workload keys before the target; times unreadable;
+    and overlap skips and admissions between them that touch the same victims and workloads."""
+    rng = random.Random(seed)
+    template, _ = _TEMPLATES["ongoing"]
+    out = []
+    cycle = 100
+    for i in range(n):
+        ts = rng.choice([f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"] * 8
+                        + ["2026-08-20T10:00:00Z", "garbage"])
+        cycle += rng.choice([0, 0, 1, 1, 2])
+        cyc = rng.choice([str(cycle)] * 6 + ["2147483647", "-2147483647", "-2147483648", "2147483648", "0"])
+        msg = rng.choice(["Preemption ongoing", "Preemption already issued, waiting for observation"])
+        target = rng.choice([f"job-{rng.randrange(12)}"] * 6 + [""])
+        preemptor = rng.choice([f"head-{rng.randrange(5)}"] * 4 + [""])
+        line = template % ("Level(-3)", ts, msg, cyc, target, rng.choice(["team-a", "team-a", ""]), preemptor, "team-b")
+        if rng.random() < 0.2:
+            line = line.replace(',"targetWorkload"', _PER_WORKLOAD % preemptor + ',"targetWorkload"')
+        if rng.random() < 0.1:
+            line = line.replace(',"schedulingCycle":' + cyc, "")
+        if rng.random() < 0.05:
+            line = line.replace("team-a", "tëam-a")   # non-ASCII: the per-line path's, at its place
+        out.append(line)
+        if rng.random() < 0.1:
+            blob = ',"nominatedAssignment":{"Borrowing":0},"preempted":[{"name":"job-%d","namespace":"team-a"}]}'
+            tmpl, m = _TEMPLATES["evaluated"]
+            out.append(tmpl[:-1] % ("Level(-3)", ts, m, cycle, "head-1", "team-b", "cq-b", "skipped",
+                                    "Workload has overlapping preemption targets with another workload", "") + blob % rng.randrange(12))
+        if rng.random() < 0.1:
+            tmpl, m = _TEMPLATES["admitted"]
+            out.append(tmpl % ("Level(-2)", ts, m, cycle, f"head-{rng.randrange(5)}", "team-b", "cq-b"))
+    return out
+
+
+def _scanned(lines: list[str]) -> tuple[bytes, bytes, list[int]]:
+    """The log of ``lines``, the codes of the operations the extension read from it, and the
+    kinds of the lines it left to Python."""
+    data = ("\n".join(lines) + "\n").encode()
+    got = fastpath.module().scan(data, 0, len(data))
+    return data, got[1], [kind for _, _, kind in got[14]]
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_victims_lines_as_operations_give_the_per_line_evidence(seed):
+    data, codes, left = _scanned(_victim_lines(seed, 3000))
+    assert codes.count(batch.OP_ONGOING) == codes.count(batch.OP_PREEMPTOR) > 2000   # read by the extension
+    assert sum(kind in (candidates.ONGOING, candidates.ALREADY) for kind in left) > 100   # and Python
+    _same_three_ways(data, _pieces(data, 1 << 15))
+    _, state = _state(data, [len(data)], True, True)
+    victims = {k: v for k, v in state["victims"] if k.namespace == "team-a"}
+    assert len(victims) == 12 and all(len(v["examples"]) == 3 for v in victims.values())
+    assert all(v["cycles"] < v["lines"] and v["preemptors"] and v["skipper_cqs"] for v in victims.values())
+
+
+@needs_extension
+def test_a_victims_cycle_past_int32_is_read_on_the_per_line_path():
+    template, msg = _TEMPLATES["ongoing"]
+    cycles = ["2147483647", "2147483648", "-2147483647", "-2147483648", "7", "007"]
+    data, codes, left = _scanned([template % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, c, "job-1", "team-a", "head",
+                                              "team-b") for c in cycles])
+    assert codes.count(batch.OP_ONGOING) == 3 and len(left) == 3   # 2**31, -2**31 and 007 are Python's
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    (_, v), = state["victims"]
+    assert (v["lines"], v["cycles"], v["last_cycle"]) == (5, 5, 7)   # "007" is not JSON: a malformed line
+
+
+# --- assumed evaluations with their V(4) blob, read by the extension ------------------------------
+
+_BLOBS = ['"Borrowing":1}', '"Borrowing":0}', '"Borrowing":00}', '"Borrowing":007}', '"Borrowing":-1}',
+          '"Borrowing":null,"x":{"Borrowing":2}}', '"Borrowing":null,"x":{"Borrowing":0}}', '"Borrowing":"1"}',
+          '"Borrowing":12345678901234567890123}', '"Usage":{"{\\"Flavor\\":\\"h100\\"}":8},"Borrowing":3}',
+          '"Borrowing":1,"msg":"Scheduling cycle complete"}', '"Borrowing":1}', '"Borrowing":']
+
+
+def _assumed_lines(seed: int, n: int) -> list[str]:
+    """Assumed evaluations over a few queues: blobs with and without a positive Borrowing (the
+    first one with digits counts, whatever comes before it), none, a cycle's key in one, at an
+    error level, with the conflict text; queues named or to be looked up; and admissions and
+    re-queues between them naming the same workloads in other queues."""
+    rng = random.Random(seed)
+    tmpl, msg = _TEMPLATES["evaluated"]
+    out = []
+    for i in range(n):
+        ts = f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"
+        wl, cq = f"job-{rng.randrange(40)}", rng.choice(["cq-a", "cq-b", "cq-c", "cq-d", ""])
+        level = rng.choice(["Level(-3)"] * 20 + ["ERROR"])   # (not "error": its prefix hands the run to Python)
+        blob = rng.choice(["", ',"nominatedAssignment":{' + rng.choice(_BLOBS)])
+        reason = rng.choice(["", "", "Operation cannot be fulfilled"])
+        out.append(tmpl % (level, ts, msg, i, wl, "team-a", cq, "assumed", reason, blob))
+        if rng.random() < 0.3:
+            kind = rng.choice(["admitted", "requeued"])
+            extra = ("team-a", "NoFit", "") if kind == "requeued" else ()
+            out.append(_TEMPLATES[kind][0] % ("Level(-2)", ts, _TEMPLATES[kind][1], i, wl, "team-a",
+                                              rng.choice(["cq-a", "cq-b", "cq-e"]), *extra))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_assumed_evaluations_read_by_the_extension_give_the_per_line_evidence(seed):
+    data, codes, left = _scanned(_assumed_lines(seed, 1500))
+    assert codes.count(batch.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing)
+    assert left.count(candidates.EVALUATED) > 30   # the cycle's, error and conflict lines in Python
+    _same_three_ways(data, _pieces(data, 1 << 14))
+
+
+@needs_extension
+@pytest.mark.parametrize("blob", _BLOBS)
+def test_an_assumed_workloads_borrowing_is_the_first_number_after_its_key(blob):
+    tmpl, msg = _TEMPLATES["evaluated"]
+    line = tmpl % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, 1, "job-1", "team-a", "cq-a", "assumed", "",
+                   ',"nominatedAssignment":{' + blob)
+    data = (line + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    after = blob.split('"Borrowing":')[1:]
+    digits = next((b for b in after if b[:1].isdigit()), "0")
+    digits = digits[:len(digits) - len(digits.lstrip("0123456789"))]
+    # (a first key followed by "0" is dropped before any reading, 007 too: _keep_evaluated)
+    assert bool(state["borrowing"]) == (int(digits) > 0 and not after[0].startswith("0")), state["borrowing"]
+
+
+# --- overlap skips as operations (batch.OP_SKIP) -------------------------------------------------
+
+_TARGET_LISTS = ['[{"name":"job-%d","namespace":"team-a"}]', '[]', '[{"name":"job-%d","namespace":"team-a"},'
+                 '{"name":"job-3","namespace":"team-a"},{"name":"job-4","namespace":""}]',
+                 '["team-a/job-%d"]', '{"name":"job-%d"}', 'null', '[{"name":"j\\u006fb-%d","namespace":"team-a"}]',
+                 '[{"name":"job-%d\\ud800","namespace":"team-a"}]', '[{"namespace":"team-a","name":"job-%d"}]',
+                 '[{"name":"job-%d","namespace":"team-a"}] ', '[{"name":"job-%d","namespace":"team-a"}]},"x":{"y":1']
+
+
+def _skip_lines(seed: int, n: int) -> list[str]:
+    """Heads skipped for overlapping targets over a few targets and queues (their examples fill
+    up): target lists plain, empty, with unnamed targets, as strings, escaped, in another key
+    order, not lists; no blob; cycles past int32; queues to be looked up; other skips; the
+    conflict text; and victims' lines and admissions between them on the same workloads."""
+    rng = random.Random(seed)
+    tmpl, msg = _TEMPLATES["evaluated"]
+    overlap = "Workload has overlapping preemption targets with another workload"
+    out = []
+    for i in range(n):
+        ts = f"2026-08-20T10:{i // 60 % 60:02d}:{i % 60:02d}.{rng.randrange(1, 10**9)}Z"
+        head, cq = rng.choice([f"head-{rng.randrange(6)}"] * 5 + ["lone"]), rng.choice(["cq-a", "cq-b", "cq-c", ""])
+        cq = "" if head == "lone" else cq   # (a head whose queue is never named)
+        targets = rng.choice(_TARGET_LISTS * 3 + ['[{"name":"job-%d","namespace":"team-a"}]'] * 20)
+        targets = targets.replace("%d", str(rng.randrange(8)))
+        blob = rng.choice([',"nominatedAssignment":{"Borrowing":0},"preempted":' + targets] * 9 + [""])
+        reason = rng.choice([overlap] * 12 + ["couldn't fit", overlap + " (Operation cannot be fulfilled)"])
+        cycle = rng.choice([str(i)] * 8 + ["2147483648", str(i - 1)])
+        out.append(tmpl % ("Level(-3)", ts, msg, cycle, head, "team-b", cq, "skipped", reason, blob))
+        if rng.random() < 0.2:
+            out.append(_TEMPLATES["ongoing"][0] % ("Level(-3)", ts, _TEMPLATES["ongoing"][1], i,
+                                                   f"job-{rng.randrange(8)}", "team-a", f"pre-{i % 3}", "team-b"))
+        if rng.random() < 0.2:
+            out.append(_TEMPLATES["admitted"][0] % ("Level(-2)", ts, _TEMPLATES["admitted"][1], i, head, "team-b",
+                                                    rng.choice(["cq-a", "cq-d"])))
+    return out
+
+
+@needs_extension
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_overlap_skips_as_operations_give_the_per_line_evidence(seed):
+    data, codes, left = _scanned(_skip_lines(seed, 2000))
+    assert codes.count(batch.OP_SKIP) > 800 and codes.count(batch.OP_SKIP_TARGET) > 800   # in C
+    assert left.count(candidates.EVALUATED) > 100   # and Python
+    _same_three_ways(data, _pieces(data, 1 << 15))
+    _, state = _state(data, [len(data)], True, True)
+    victims = {k.name: v for k, v in state["victims"] if k.name in {f"job-{i}" for i in range(8)}}
+    assert len(victims) == 8
+    assert all(v["skipper_cqs"] and v["preemptors"] and v["cycles"] < v["lines"] for v in victims.values())
+    assert len(state["skipped"]) == 3 and sum(q["skipped_overlap"] for _, q in state["queues"]) > 1500

@@ -29,7 +29,7 @@ enum {
     L_CQ, L_PARENT, L_ROOT, L_ASSIGNMENTS, L_NAME_OPEN, L_FLAVORS, L_USAGE, L_COUNT, L_QUEUE,
     L_REQUEUE_REASON, L_ADDED, L_STATUS, L_REASON, L_DRS_VALUES, L_ITEM, L_ITEM_WL, L_ITEM_DRS,
     L_M_ADMITTED, L_M_REQUEUED, L_M_EVALUATED, L_M_DRS, L_SKIPPED, L_GENERIC, L_TRUE, L_FALSE,
-    L_DURATION_KEY, L_COUNT_OF
+    L_DURATION_KEY, L_M_ONGOING, L_M_ALREADY, L_TARGET, L_PREEMPTOR, L_OVERLAP, L_PREEMPTED, L_COUNT_OF
 };
 static const char *LIT_NAMES[L_COUNT_OF] = {
     "msgkey", "error_prefix", "conflict", "cut", "cycle_key", "status_key", "assumed", "nominated",
@@ -37,7 +37,7 @@ static const char *LIT_NAMES[L_COUNT_OF] = {
     "cq", "parent", "root", "assignments", "name_open", "flavors", "usage", "count", "queue",
     "requeue_reason", "added", "status", "reason", "drs_values", "item", "item_wl", "item_drs",
     "m_admitted", "m_requeued", "m_evaluated", "m_drs", "skipped", "generic", "true", "false",
-    "duration_key",
+    "duration_key", "m_ongoing", "m_already", "target", "preemptor", "overlap", "preempted",
 };
 
 #define MAX_MESSAGES 64
@@ -62,8 +62,10 @@ static struct {
     lit_t levels[MAX_LEVELS];    /* error levels, compared without case */
     int n_excluded;
     lit_t excluded[MAX_EXCLUDED];/* keys a DRS line's other fields may not have */
-    int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle;
-    int op_admit, op_requeue, op_not_nominated, op_drs_zero;
+    int k_admitted, k_requeued, k_evaluated, k_drs, k_cycle, k_ongoing, k_already;
+    int op_admit, op_requeue, op_not_nominated, op_drs_zero, op_ongoing, op_preemptor, op_assumed, op_skip,
+        op_skip_target;
+    int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
     PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
 } C;
@@ -194,16 +196,27 @@ static inline int num(const char **p, const char *e) {
     return 1;
 }
 
-/* _HEAD up to the message's text, the message, and _TAG. */
-static int head(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
-                const char **ts, Py_ssize_t *tsn) {
+/* _HEAD up to the message's text, the message, and _TAG; *cy the cycle's number, NULL if none
+ * (where cy is given). */
+static int head_cycle(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
+                      const char **ts, Py_ssize_t *tsn, const char **cy, Py_ssize_t *cyn) {
     if (!lit(p, e, LIT(L_LEVEL)) || !sq(p, e, lv, lvn) || !lit(p, e, LIT(L_TS)) || !sq(p, e, ts, tsn)
         || !lit(p, e, LIT(L_LOGGER)) || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_CALLER))
         || !sq(p, e, NULL, NULL) || !lit(p, e, LIT(L_MSG)) || !lit(p, e, message))
         return 0;
     if (lit(p, e, LIT(L_ROLE)) && !sq(p, e, NULL, NULL)) return 0;
-    if (lit(p, e, LIT(L_CYCLE)) && !num(p, e)) return 0;
+    if (cy != NULL) *cy = NULL;
+    if (lit(p, e, LIT(L_CYCLE))) {
+        const char *c = *p;
+        if (!num(p, e)) return 0;
+        if (cy != NULL) { *cy = c; *cyn = *p - c; }
+    }
     return 1;
+}
+
+static int head(const char **p, const char *e, lit_t message, const char **lv, Py_ssize_t *lvn,
+                const char **ts, Py_ssize_t *tsn) {
+    return head_cycle(p, e, message, lv, lvn, ts, tsn, NULL, NULL);
 }
 
 /* _WLCQ: the workload's name and namespace, the ClusterQueue. */
@@ -490,9 +503,9 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
 /* x appended to v, whose room the caller made (emit: every column grows when the codes' does) */
 #define PUT(v, x) (memcpy((v).p + (v).n, &(x), sizeof(x)), (v).n += (Py_ssize_t)sizeof(x))
 
-static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
-                int32_t aux) {
-    if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
+/* an operation's columns appended as they are (emit checks the ids first) */
+static int emit_op(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
+                   int32_t aux) {
     if (st->code.n == st->code.cap) {   /* twice the room (4096 at first) in each column */
         vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
         Py_ssize_t size[] = {1, 8, 4, 8, 4, 4, 4}, ops = st->code.n ? 2 * st->code.n : 4096;
@@ -513,6 +526,12 @@ static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts,
     return 0;
 }
 #undef PUT
+
+static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts, int32_t cq, int32_t wl,
+                int32_t aux) {
+    if (cq < 0 || wl < 0 || aux < 0) return -1;   /* an interning error */
+    return emit_op(st, code, place, sub, ts, cq, wl, aux);
+}
 
 static void seen(state_t *st, double ts) {
     st->n_seen++;
@@ -582,23 +601,100 @@ static int take_requeued(state_t *st, const char *ls, const char *e, int64_t pla
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
 
+/* reader._BORROWING.search over [p, e): the first "Borrowing": followed by a digit; 1 when its
+ * digits are not all zeros (int() of them > 0), 0 otherwise or without one. */
+static int borrowing_positive(const char *p, const char *e) {
+    lit_t key = LIT(L_BORROWING);
+    for (;;) {
+        const char *q = find(p, e, key);
+        if (q == NULL) return 0;
+        q += key.n;   /* (the key cannot overlap itself: the next one starts after it) */
+        if (q < e && *q >= '0' && *q <= '9') {
+            for (; q < e && *q >= '0' && *q <= '9'; q++)
+                if (*q != '0') return 1;
+            return 0;
+        }
+        p = q;
+    }
+}
+
+static int cycle_of(const char *s, Py_ssize_t n, int32_t *out);   /* below, with the victims' lines */
+static int raw_line(state_t *st, const char *ls, const char *e);
+
+#define MAX_TARGETS 256
+
+/* An overlap skip's targets (scanner._fast: json.loads after the blob's last "preempted" key, up
+ * to the line's closing brace) where they are a plain list of {"name":"…","namespace":"…"}: their
+ * count (none without the key), or -1 for anything else (the per-line path's). */
+static int skip_targets(const char *extra, const char *e, const char **tn, Py_ssize_t *tnn, const char **tns,
+                        Py_ssize_t *tnsn) {
+    const char *tail = NULL, *q = extra, *p;
+    while ((q = find(q, e, LIT(L_PREEMPTED))) != NULL) {
+        tail = q;
+        q += LIT(L_PREEMPTED).n;
+    }
+    if (tail == NULL) return 0;
+    p = tail + LIT(L_PREEMPTED).n;
+    int n = 0;
+    if (!ch(&p, e, '[')) return -1;
+    if (!ch(&p, e, ']')) {
+        for (;;) {
+            if (n == MAX_TARGETS || !lit(&p, e, LIT(L_NAME_OPEN)) || !sq(&p, e, &tn[n], &tnn[n])
+                || !lit(&p, e, LIT(L_NS_OPEN)) || !sq(&p, e, &tns[n], &tnsn[n]) || !ch(&p, e, '}'))
+                return -1;
+            n++;
+            if (ch(&p, e, ']')) break;
+            if (!ch(&p, e, ',')) return -1;
+        }
+    }
+    return ch(&p, e, '}') && p == e ? n : -1;
+}
+
 static int take_evaluated(state_t *st, const char *ls, const char *e, int64_t place) {
-    const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason;
-    Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn;
-    if (!head(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn) || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
+    const char *p = ls, *lv, *ts, *name, *ns, *cq, *status, *reason, *cy;
+    Py_ssize_t lvn, tsn, namen, nsn, cqn, statusn, reasonn, cyn = 0;
+    if (!head_cycle(&p, e, LIT(L_M_EVALUATED), &lv, &lvn, &ts, &tsn, &cy, &cyn)
+        || !wlcq(&p, e, &name, &namen, &ns, &nsn, &cq, &cqn))
         return 0;
     uint64_t wh = hash2(ns, nsn, name, namen);
     table_prefetch(&st->t_pair, wh);
     if (!lit(&p, e, LIT(L_STATUS)) || !sq(&p, e, &status, &statusn) || !lit(&p, e, LIT(L_REASON))
         || !sq(&p, e, &reason, &reasonn))
         return 0;
-    if (statusn != 0 || is_error_level(lv, lvn)) return 0;   /* only "not nominated" is batched */
+    /* "not nominated" (no status), or "assumed" (scanner._is_assumed: its borrowing in the blob) */
+    int assumed = statusn == LIT(L_ASSUMED).n - 1 && eqn(status, LIT(L_ASSUMED).p, statusn);
+    /* or "skipped" for overlapping targets (Evidence.evaluated's overlap skip) */
+    int skip = statusn == LIT(L_SKIPPED).n && eqn(status, LIT(L_SKIPPED).p, statusn)
+               && find(reason, reason + reasonn, LIT(L_OVERLAP)) != NULL;
+    if ((statusn != 0 && !assumed && !skip) || is_error_level(lv, lvn)) return 0;
     /* its end, or the V(4) blob (read no further, but a cycle's key in it is cycle_duration's) */
-    if (!(e - p == 1 && *p == '}')) {
-        if (!lit(&p, e, LIT(L_CUT)) || find(p - LIT(L_CUT).n, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
+    const char *extra = p;
+    int blob = !(e - p == 1 && *p == '}');
+    if (blob) {
+        if (!lit(&p, e, LIT(L_CUT)) || find(extra, e, LIT(L_CYCLE_KEY)) != NULL) return 0;
+    }
+    if (skip) {   /* an OP_SKIP (sub 0), then an OP_SKIP_TARGET a target, the cycle in its cq column */
+        const char *tn[MAX_TARGETS], *tns[MAX_TARGETS];
+        Py_ssize_t tnn[MAX_TARGETS], tnsn[MAX_TARGETS];
+        int32_t cycle = C.no_cycle;
+        int n = blob ? skip_targets(extra, e, tn, tnn, tns, tnsn) : 0;
+        if (n < 0 || (cy != NULL && !cycle_of(cy, cyn, &cycle))) return 0;
+        double t;
+        if (taken_at(st, ts, tsn, &t) < 0) return -1;
+        int x = raw_line(st, ls, e);
+        if (x < 0 || emit(st, (int8_t)C.op_skip, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen), x) < 0)
+            return -1;
+        for (int i = 0; i < n; i++) {
+            int32_t target = pair_id(st, hash2(tns[i], tnsn[i], tn[i], tnn[i]), tns[i], tnsn[i], tn[i], tnn[i]);
+            if (target < 0 || emit_op(st, (int8_t)C.op_skip_target, place, i + 1, t, cycle, target, 0) < 0) return -1;
+        }
+        return 1;
     }
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
+    if (assumed)   /* Evidence.evaluated of an assumed workload: borrowing > 0 marks its queue */
+        return emit(st, (int8_t)C.op_assumed, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
+                    blob && borrowing_positive(extra, e)) < 0 ? -1 : 1;
     return emit(st, (int8_t)C.op_not_nominated, place, 0, t, text_id(st, cq, cqn), pair_id(st, wh, ns, nsn, name, namen),
                 text_id(st, reason, reasonn)) < 0 ? -1 : 1;
 }
@@ -678,6 +774,62 @@ static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
     return 1;
 }
 
+/* A cycle's number -?(0|[1-9][0-9]*) (num() checked it) as an int32 other than the no-cycle
+ * mark (batch.NO_CYCLE): 1, or 0 for a number outside, which the per-line path reads. */
+static int cycle_of(const char *s, Py_ssize_t n, int32_t *out) {
+    int neg = n > 0 && s[0] == '-';
+    if (n - neg < 1 || n - neg > 10) return 0;
+    int64_t v = 0;
+    for (Py_ssize_t i = neg; i < n; i++) v = v * 10 + (s[i] - '0');
+    if (neg) v = -v;
+    if (v <= (int64_t)C.no_cycle || v > INT32_MAX) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+/* The line [ls, e) appended to the run's extras (the examples' raw lines): its index, or -1. */
+static int raw_line(state_t *st, const char *ls, const char *e) {
+    Py_ssize_t x = PyList_GET_SIZE(st->extras);
+    if (x >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run"); return -1; }
+    PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
+    if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
+    Py_DECREF(raw);
+    return (int)x;
+}
+
+/* scanner._ONGOING_LINE, a victim's "Preemption ongoing" or "... already issued": an
+ * OP_PREEMPTOR (sub 0: the preemptor's workload) and an OP_ONGOING (sub 1: the target's, its
+ * cycle in the cq column, its raw line in extras for the examples) at the line's place, the
+ * replay's Evidence.ongoing. The per-workload keys before the target (_PER_WORKLOAD) are matched,
+ * not read. */
+static int take_ongoing(state_t *st, const char *ls, const char *e, int64_t place, lit_t message) {
+    const char *p = ls, *lv, *ts, *cy, *tname, *tns, *pname, *pns, *q;
+    Py_ssize_t lvn, tsn, cyn = 0, tnamen, tnsn, pnamen, pnsn;
+    if (!head_cycle(&p, e, message, &lv, &lvn, &ts, &tsn, &cy, &cyn)) return 0;
+    q = p;
+    if (lit(&q, e, LIT(L_WL))) {
+        const char *s;
+        Py_ssize_t sn;
+        if (!wlcq(&p, e, &s, &sn, &s, &sn, &s, &sn) || !cohorts(&p, e)) return 0;
+    }
+    if (!lit(&p, e, LIT(L_TARGET)) || !sq(&p, e, &tname, &tnamen) || !lit(&p, e, LIT(L_NS_OPEN))
+        || !sq(&p, e, &tns, &tnsn) || !ch(&p, e, '}') || !lit(&p, e, LIT(L_PREEMPTOR)) || !sq(&p, e, &pname, &pnamen)
+        || !lit(&p, e, LIT(L_NS_OPEN)) || !sq(&p, e, &pns, &pnsn) || !ch(&p, e, '}') || !ch(&p, e, '}') || p != e
+        || is_error_level(lv, lvn))
+        return 0;
+    int32_t cycle = C.no_cycle;
+    if (cy != NULL && !cycle_of(cy, cyn, &cycle)) return 0;
+    double t;
+    if (taken_at(st, ts, tsn, &t) < 0) return -1;
+    int x = raw_line(st, ls, e);
+    if (x < 0) return -1;
+    int32_t preemptor = pair_id(st, hash2(pns, pnsn, pname, pnamen), pns, pnsn, pname, pnamen);
+    int32_t target = preemptor < 0 ? -1 : pair_id(st, hash2(tns, tnsn, tname, tnamen), tns, tnsn, tname, tnamen);
+    if (target < 0) return -1;
+    return emit_op(st, (int8_t)C.op_preemptor, place, 0, t, 0, preemptor, 0) < 0
+           || emit_op(st, (int8_t)C.op_ongoing, place, 1, t, cycle, target, (int32_t)x) < 0 ? -1 : 1;
+}
+
 /* signatures.cycle_duration of a cycle's line, where its text is a JSON number: the bytes after
  * the first duration key up to the next '}' read as float() reads them (PyOS_string_to_double is what float() ends in;
  * on a JSON number nothing float() adds, spaces or underscores, can occur). 1: taken, 0: not
@@ -734,15 +886,28 @@ typedef struct {
     int kind, high, conflict;      /* the message's kind (0: none yet), a byte >= 0x80, the conflict text */
     int conflicts;                 /* the conflict text anywhere in the run */
     Py_ssize_t lines;
+    int odd_stop;                  /* the run ends at the first line that is not "{...}" (walk()) */
+    Py_ssize_t longest;            /* there: the longest of the run's lines, without its newline */
 } run_t;
 
-/* The line [r->ls, le) seen whole: taken, or its span left to Python. 0, or -1: a Python error. */
+/* candidates.Hits.odd's test of the line [ls, le): empty, or not "{...}" */
+static inline int odd_line(const char *ls, const char *le) {
+    return le == ls || *ls != '{' || le[-1] != '}';
+}
+
+/* The line [r->ls, le) seen whole: taken, or its span left to Python. 0, -1: a Python error, or
+ * 2 where the run stops before it (r->odd_stop and an odd line). */
 static int line_done(run_t *r, const char *le) {
     int kind = r->kind;
     const char *ls = r->ls;
+    if (r->odd_stop) {
+        if (odd_line(ls, le)) return 2;
+        if (le - ls > r->longest) r->longest = le - ls;
+    }
     if (!kind || (kind == C.k_evaluated && !keep_evaluated(r->at + LIT(L_MSGKEY).n, le, r->end))) return 0;
     int took = 0;
-    int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs;
+    int batched = kind == C.k_admitted || kind == C.k_requeued || kind == C.k_evaluated || kind == C.k_drs
+                  || kind == C.k_ongoing || kind == C.k_already;
     if ((batched || kind == C.k_cycle) && !r->high) {
         int64_t place = ls - r->base;
         if (kind == C.k_cycle) took = take_cycle(r->st, ls, le, place);
@@ -750,7 +915,8 @@ static int line_done(run_t *r, const char *le) {
         else if (kind == C.k_admitted) took = take_admitted(r->st, ls, le, place);
         else if (kind == C.k_requeued) took = take_requeued(r->st, ls, le, place);
         else if (kind == C.k_evaluated) took = take_evaluated(r->st, ls, le, place);
-        else took = take_drs(r->st, ls, le, place);
+        else if (kind == C.k_drs) took = take_drs(r->st, ls, le, place);
+        else took = take_ongoing(r->st, ls, le, place, LIT(kind == C.k_ongoing ? L_M_ONGOING : L_M_ALREADY));
         if (took < 0) return -1;
     }
     if (!took) {
@@ -817,10 +983,12 @@ static inline int needle_at(const char *q, const char *hi, int k) {
     return hi - q >= n.n && eqn(q, n.p, n.n);
 }
 
-/* The (buf, a, b) arguments of scan, odd and longest: the buffer, a and b checked inside it. */
-static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b) {
+/* The (buf, a, b[, flag]) arguments of scan, odd and lines: the buffer, a and b checked inside
+ * it; ``flag`` (NULL: not taken) scan's walk. */
+static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag) {
     PyObject *obj;
-    if (!PyArg_ParseTuple(args, "Onn", &obj, a, b)) return -1;
+    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|p", &obj, a, b, flag) : !PyArg_ParseTuple(args, "Onn", &obj, a, b))
+        return -1;
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
     if (*a < 0 || *b < *a || *b > view->len) {
         PyBuffer_Release(view);
@@ -850,7 +1018,8 @@ static int block(run_t *r, const char *p, const masks_t *m) {
         }
         if (!nl) return 0;
         const char *le = p + __builtin_ctzll(nl);
-        if (line_done(r, le) < 0) return -1;
+        int done = line_done(r, le);
+        if (done) return done < 0 ? -1 : 2;
         r->lines++;
         r->ls = le + 1;
         r->kind = r->high = r->conflict = 0;
@@ -924,8 +1093,22 @@ __attribute__((target("avx2"))) static const char *blocks_avx2(run_t *r, const c
 #undef VEC_BLOCKS
 #endif
 
-/* The lines of [lo, hi): 0, 1 where the error prefix is in it, -1 on a Python error. */
-static int scan_run(run_t *r, const char *lo, const char *hi) {
+/* The start of the first odd line from ls (a line start) on, or hi; the longest line before it
+ * in r->longest. */
+static const char *run_end(run_t *r, const char *ls, const char *hi) {
+    while (ls < hi) {
+        const char *le = memchr(ls, '\n', (size_t)(hi - ls));
+        if (le == NULL) le = hi;
+        if (odd_line(ls, le)) return ls;
+        if (le - ls > r->longest) r->longest = le - ls;
+        ls = le + 1;
+    }
+    return hi;
+}
+
+/* The lines of [lo, hi): 0, 1 where the error prefix is in it, -1 on a Python error. With
+ * r->odd_stop, the run is [lo, *stop): its lines up to the first odd one (which it finds). */
+static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop) {
     const char *p = lo;
     int rc = 0;
 #if defined(HAVE_VECTOR)
@@ -937,6 +1120,21 @@ static int scan_run(run_t *r, const char *lo, const char *hi) {
         rc = block(r, p, &m);
     }
     if (rc == 0 && r->ls < hi) rc = line_done(r, hi);   /* a last line without its newline */
+    if (r->odd_stop) {
+        *stop = hi;
+        if (rc == 2) {   /* at an odd line: the run is the lines before it */
+            *stop = r->ls;
+            return 0;
+        }
+        if (rc == 0) return 0;
+        /* the error prefix, or a Python error, in the line at r->ls: where the run ends */
+        const char *le = memchr(r->ls, '\n', (size_t)(hi - r->ls));
+        if (rc == 1 && odd_line(r->ls, le == NULL ? hi : le)) {   /* the prefix is the odd line's */
+            *stop = r->ls;
+            return 0;
+        }
+        hi = *stop = run_end(r, r->ls, hi);
+    }
     if (rc < 0 && find(r->ls, hi, C.filt[N_ERROR].n) != NULL) {
         /* the error prefix further on: the run is the general path's, as if no line had been read */
         PyErr_Clear();
@@ -950,13 +1148,17 @@ static int scan_run(run_t *r, const char *lo, const char *hi) {
  * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
  * (start, end, kind) of every other candidate line, in order, dur_place and dur the places and
  * durations of the cycles' lines taken (int64 and double columns), conflicts whether the run
- * holds the conflict text anywhere. */
+ * holds the conflict text anywhere.
+ * scan(buf, a, b, True), the walk: buf[a:b] whole lines, of which the run is those up to the
+ * first odd one (candidates.Hits.odd), found in the same pass: (what scan gives of the run,
+ * where it ends, the length of its longest line), so a range is walked once (scanner.py). */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    int walk = 0;
+    if (range_view(args, &view, &a, &b, &walk) < 0) return NULL;
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     state_t st;
     memset(&st, 0, sizeof st);
@@ -968,17 +1170,19 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     st.rest = PyList_New(0);
     PyObject *out = NULL;
     if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
-    run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo};
-    int rc = scan_run(&r, lo, hi);
+    run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo, .odd_stop = walk};
+    const char *stop = hi;
+    int rc = scan_run(&r, lo, hi, &stop);
     if (rc < 0) goto done;
     if (rc > 0) {
         out = Py_NewRef(Py_None);
-        goto done;
-    }
-    out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+    } else {
+        out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                         vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
                         st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
                         vec_bytes(&st.dur), r.conflicts ? Py_True : Py_False);
+    }
+    if (walk && out != NULL) out = Py_BuildValue("(Nnn)", out, (Py_ssize_t)(stop - base), r.longest);
 done:
     state_free(&st);
     PyBuffer_Release(&view);
@@ -1009,7 +1213,7 @@ static int odd_lines(const char *base, const char *ls, const char *hi, PyObject 
 static PyObject *odd_of(PyObject *args, Py_ssize_t *longest) {
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b) < 0) return NULL;
+    if (range_view(args, &view, &a, &b, NULL) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (out != NULL && odd_lines(view.buf, (const char *)view.buf + a, (const char *)view.buf + b, out, longest) < 0)
         Py_CLEAR(out);
@@ -1021,14 +1225,6 @@ static PyObject *fs_odd(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t longest;
     return odd_of(args, &longest);
-}
-
-/* lines(buf, a, b): (odd(buf, a, b), the length of the longest line) in one pass */
-static PyObject *fs_lines(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t longest = 0;
-    PyObject *out = odd_of(args, &longest);
-    return out == NULL ? NULL : Py_BuildValue("(Nn)", out, longest);
 }
 
 static int get_lit(PyObject *cfg, const char *name, lit_t *out) {
@@ -1140,10 +1336,17 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         || get_int(cfg, "k_admitted", &C.k_admitted) < 0 || get_int(cfg, "k_requeued", &C.k_requeued) < 0
         || get_int(cfg, "k_evaluated", &C.k_evaluated) < 0 || get_int(cfg, "k_drs", &C.k_drs) < 0
         || get_int(cfg, "k_cycle", &C.k_cycle) < 0
+        || get_int(cfg, "k_ongoing", &C.k_ongoing) < 0 || get_int(cfg, "k_already", &C.k_already) < 0
+        || get_int(cfg, "op_ongoing", &C.op_ongoing) < 0 || get_int(cfg, "op_preemptor", &C.op_preemptor) < 0
+        || get_int(cfg, "op_assumed", &C.op_assumed) < 0
+        || get_int(cfg, "op_skip", &C.op_skip) < 0 || get_int(cfg, "op_skip_target", &C.op_skip_target) < 0
         || get_int(cfg, "op_admit", &C.op_admit) < 0 || get_int(cfg, "op_requeue", &C.op_requeue) < 0
         || get_int(cfg, "op_not_nominated", &C.op_not_nominated) < 0
         || get_int(cfg, "op_drs_zero", &C.op_drs_zero) < 0)
         return NULL;
+    int no_cycle;
+    if (get_int(cfg, "no_cycle", &no_cycle) < 0) return NULL;
+    C.no_cycle = no_cycle;
     for (int i = 0; i < C.n_msgs; i++) {
         lit_t m = C.msgs[i], k = C.lit[L_MSGKEY];
         if (m.n < k.n || memcmp(m.p, k.p, (size_t)k.n)) {
@@ -1197,8 +1400,10 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
  * Evidence's caps and labels from the config dict (signatures.py, logvocab.py). */
 static struct {
     PyObject *first, *last, *requeue, *timeline, *heads, *admitted, *admit_times, *new_head, *attempts,
-        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing;
-    PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero;
+        *reason, *requeues, *workload_cq, *queues, *drs_zero, *retries, *example, *borrowing,
+        *victims, *lines, *cycles, *last_cycle, *preemptors, *examples_of, *skipper_cqs, *skipped,
+        *skipped_overlap;
+    PyObject *no_candidates, *tl_requeued, *tl_admitted, *heads_cap, *one, *zero, *victim_type;
     Py_ssize_t times_cap, examples;
     int op_event, op_assumed;
 } R;
@@ -1367,6 +1572,82 @@ static int count_minute(qc_t *c, long long minute, PyObject *label) {
 
 static int truthy_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
 
+/* obj.<attr> = ts where it is None or ts is below it (op Py_LT) or above it (Py_GT) */
+static int keep_extreme(PyObject *obj, PyObject *attr, PyObject *ts, int op) {
+    PyObject *cur = PyObject_GetAttr(obj, attr);
+    if (cur == NULL) return -1;
+    int replace;
+    if (cur == Py_None) replace = 1;
+    else if (PyFloat_CheckExact(cur) && PyFloat_CheckExact(ts))
+        replace = op == Py_LT ? PyFloat_AS_DOUBLE(ts) < PyFloat_AS_DOUBLE(cur) : PyFloat_AS_DOUBLE(ts) > PyFloat_AS_DOUBLE(cur);
+    else replace = PyObject_RichCompareBool(ts, cur, op);
+    Py_DECREF(cur);
+    if (replace < 0) return -1;
+    return replace ? PyObject_SetAttr(obj, attr, ts) : 0;
+}
+
+/* Evidence.ongoing of a named target: its Victim (made when missing; Evidence._victim's first and
+ * last), the preemptor (NULL or None: none), one more line, Evidence._cycle of ``cycle`` (the
+ * no-cycle mark: None), the raw line among the first examples. With ``skipper`` (and no raw line),
+ * a target of an overlap skip in Evidence.evaluated: the skipping head's ClusterQueue added. */
+static int victim_line(PyObject *ev, PyObject *victims, PyObject *target, PyObject *ts, PyObject *preemptor,
+                       int32_t cycle, PyObject *raw, PyObject *skipper) {
+    PyObject *v = PyDict_GetItemWithError(victims, target), *c = NULL, *got = NULL;
+    if (v == NULL) {
+        if (PyErr_Occurred()) return -1;
+        v = PyObject_CallNoArgs(R.victim_type);
+        if (v == NULL) return -1;
+        if (PyDict_SetItem(victims, target, v) < 0) { Py_DECREF(v); return -1; }
+    } else {
+        Py_INCREF(v);
+    }
+    int rc = -1;
+    if (ts != Py_None && (keep_extreme(v, R.first, ts, Py_LT) < 0 || keep_extreme(v, R.last, ts, Py_GT) < 0)) goto out;
+    if (skipper != NULL) {
+        got = PyObject_GetAttr(v, R.skipper_cqs);
+        if (got == NULL) goto out;
+        if (!PySet_Check(got)) { PyErr_SetString(PyExc_TypeError, "replay: a Victim's skipper_cqs are not a set"); goto out; }
+        if (PySet_Add(got, skipper) < 0) goto out;
+        Py_CLEAR(got);
+    }
+    if (preemptor != NULL && preemptor != Py_None) {
+        got = PyObject_GetAttr(v, R.preemptors);
+        if (got == NULL) goto out;
+        if (!PySet_Check(got)) { PyErr_SetString(PyExc_TypeError, "replay: a Victim's preemptors are not a set"); goto out; }
+        if (PySet_Add(got, preemptor) < 0) goto out;
+        Py_CLEAR(got);
+    }
+    if (bump(v, R.lines) < 0) goto out;
+    c = cycle == C.no_cycle ? Py_NewRef(Py_None) : PyLong_FromLong(cycle);
+    if (c == NULL) goto out;
+    int changed = 1;   /* Evidence._cycle: c is None or c != v.last_cycle */
+    if (c != Py_None) {
+        got = PyObject_GetAttr(v, R.last_cycle);
+        if (got == NULL) goto out;
+        changed = PyObject_RichCompareBool(c, got, Py_NE);
+        Py_CLEAR(got);
+        if (changed < 0) goto out;
+    }
+    if (changed && (bump(v, R.cycles) < 0 || PyObject_SetAttr(v, R.last_cycle, c) < 0)) goto out;
+    if (raw == NULL) {
+        rc = 0;
+        goto out;
+    }
+    got = PyObject_GetAttr(v, R.examples_of);
+    if (got == NULL) goto out;
+    if (!PyList_Check(got) || PyList_GET_SIZE(got) < R.examples) {
+        PyObject *r = PyObject_CallMethodObjArgs(ev, R.example, got, raw, NULL);
+        if (r == NULL) goto out;
+        Py_DECREF(r);
+    }
+    rc = 0;
+out:
+    Py_XDECREF(got);
+    Py_XDECREF(c);
+    Py_DECREF(v);
+    return rc;
+}
+
 /* replay(ev, code, ts, minutes, cq, wl, aux, texts, keys, extras, apply_event): batch.apply_ops's
  * loop, rule for rule (its Python twin stays the reference: the tests compare the Evidence of
  * both). ts NaN is no time; minutes are Evidence._minute of each time, computed by numpy. */
@@ -1378,7 +1659,9 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
                           &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
         return NULL;
-    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL;
+    PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL, *victims = NULL;
+    PyObject *preemptor = NULL;   /* the OP_PREEMPTOR's workload before an OP_ONGOING (borrowed: keys holds it) */
+    PyObject *skipper = NULL, *skip_cq = NULL;   /* an OP_SKIP's workload (borrowed) and queue (owned) */
     qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
     qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
@@ -1394,10 +1677,12 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     queues = PyObject_GetAttr(ev, R.queues);
     drs_zero = PyObject_GetAttr(ev, R.drs_zero);
     borrowing = PyObject_GetAttr(ev, R.borrowing);
+    victims = PyObject_GetAttr(ev, R.victims);
     made = PyMem_Calloc((size_t)n_texts + 1, sizeof(qc_t *));
-    if (wcq == NULL || queues == NULL || drs_zero == NULL || borrowing == NULL || made == NULL) goto done;
-    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero) || !PyDict_Check(borrowing)) {
-        PyErr_SetString(PyExc_TypeError, "replay: workload_cq, drs_zero and borrowing must be dicts");
+    if (wcq == NULL || queues == NULL || drs_zero == NULL || borrowing == NULL || victims == NULL || made == NULL)
+        goto done;
+    if (!PyDict_Check(wcq) || !PyDict_Check(drs_zero) || !PyDict_Check(borrowing) || !PyDict_Check(victims)) {
+        PyErr_SetString(PyExc_TypeError, "replay: workload_cq, drs_zero, borrowing and victims must be dicts");
         goto done;
     }
 #define TEXT(i) ((i) >= 0 && (i) < n_texts ? PyList_GET_ITEM(texts, (i)) : NULL)
@@ -1414,6 +1699,29 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         if (wls[i] < 0 || wls[i] >= PyList_GET_SIZE(keys)) goto bad_index;
         PyObject *wl = PyList_GET_ITEM(keys, wls[i]);   /* a WorkloadKey or None */
         int has_wl = wl != Py_None, timed = !isnan(tss[i]);
+        if (code == C.op_preemptor) {
+            preemptor = wl;
+            continue;
+        }
+        if (code == C.op_skip_target) {   /* a target of the OP_SKIP before */
+            if (!has_wl || skip_cq == NULL) continue;
+            PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, skipper, cqs[i], NULL, skip_cq);
+            Py_XDECREF(ts);
+            if (rc < 0) goto done;
+            continue;
+        }
+        if (code == C.op_ongoing) {   /* Evidence.ongoing: the target, the preemptor the op before */
+            PyObject *pre = preemptor;
+            preemptor = NULL;
+            if (!has_wl) continue;
+            if (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras)) goto bad_index;
+            PyObject *ts = timed ? PyFloat_FromDouble(tss[i]) : Py_NewRef(Py_None);
+            int rc = ts == NULL ? -1 : victim_line(ev, victims, wl, ts, pre, cqs[i], PyList_GET_ITEM(extras, auxs[i]), NULL);
+            Py_XDECREF(ts);
+            if (rc < 0) goto done;
+            continue;
+        }
         if (code == R.op_assumed) {   /* Evidence.evaluated of an assumed workload: resolve_cq, borrowing */
             PyObject *cq = TEXT(cqs[i]);
             if (cq == NULL) goto bad_index;
@@ -1480,6 +1788,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         PyObject *reason = NULL;
         PyObject *cq = TEXT(cqs[i]);
         if (cq == NULL) goto bad_index;
+        if (code == C.op_skip && (auxs[i] < 0 || auxs[i] >= PyList_GET_SIZE(extras))) goto bad_index;
         if (code == C.op_not_nominated || code == C.op_requeue) {
             reason = TEXT(auxs[i]);
             if (reason == NULL) goto bad_index;
@@ -1517,7 +1826,19 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
         if (ts == NULL) goto done;
         int rc = 0;
         if (timed) rc = qc_seen(qc, ts);
-        if (code == C.op_requeue) {   /* Evidence.requeued */
+        if (code == C.op_skip) {   /* Evidence.evaluated of an overlap skip: the queue's count, an example */
+            skipper = wl;
+            Py_XSETREF(skip_cq, Py_NewRef(resolved));
+            if (rc == 0) rc = bump(qc->q, R.skipped_overlap);
+            PyObject *bucket = rc == 0 ? PyObject_GetAttr(ev, R.skipped) : NULL;
+            if (bucket == NULL) rc = -1;
+            else if (!PyList_Check(bucket) || PyList_GET_SIZE(bucket) < R.examples) {
+                PyObject *r = PyObject_CallMethodObjArgs(ev, R.example, bucket, PyList_GET_ITEM(extras, auxs[i]), NULL);
+                if (r == NULL) rc = -1;
+                Py_XDECREF(r);
+            }
+            Py_XDECREF(bucket);
+        } else if (code == C.op_requeue) {   /* Evidence.requeued */
             if (rc == 0) rc = count_in(qc->requeue, reason);
             if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_requeued);
             if (rc == 0 && has_wl) {
@@ -1578,6 +1899,8 @@ done:
     Py_XDECREF(queues);
     Py_XDECREF(drs_zero);
     Py_XDECREF(borrowing);
+    Py_XDECREF(victims);
+    Py_XDECREF(skip_cq);
     PyBuffer_Release(&b_code);
     PyBuffer_Release(&b_ts);
     PyBuffer_Release(&b_min);
@@ -1590,14 +1913,17 @@ done:
 static int configure_replay(PyObject *cfg) {
     const char *names[] = {"first", "last", "requeue", "timeline", "heads", "admitted", "admit_times", "new_head",
                            "attempts", "reason", "requeues", "workload_cq", "queues", "drs_zero", "_retries",
-                           "_example", "borrowing"};
+                           "_example", "borrowing", "victims", "lines", "cycles", "last_cycle", "preemptors",
+                           "examples", "skipper_cqs", "skipped", "skipped_overlap"};
     PyObject **slots[] = {&R.first, &R.last, &R.requeue, &R.timeline, &R.heads, &R.admitted, &R.admit_times,
                           &R.new_head, &R.attempts, &R.reason, &R.requeues, &R.workload_cq, &R.queues,
-                          &R.drs_zero, &R.retries, &R.example, &R.borrowing};
+                          &R.drs_zero, &R.retries, &R.example, &R.borrowing, &R.victims, &R.lines, &R.cycles,
+                          &R.last_cycle, &R.preemptors, &R.examples_of, &R.skipper_cqs, &R.skipped,
+                          &R.skipped_overlap};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (*slots[i] == NULL && (*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) return -1;
-    const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap"};
-    PyObject **oslots[] = {&R.no_candidates, &R.tl_requeued, &R.tl_admitted, &R.heads_cap};
+    const char *objs[] = {"no_candidates_reason", "timeline_requeued", "timeline_admitted", "heads_cap", "victim_type"};
+    PyObject **oslots[] = {&R.no_candidates, &R.tl_requeued, &R.tl_admitted, &R.heads_cap, &R.victim_type};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
         PyObject *v = PyDict_GetItemString(cfg, objs[i]);   /* borrowed: C.keep holds the dict */
         if (v == NULL) { PyErr_Format(PyExc_ValueError, "configure: %s missing", objs[i]); return -1; }
@@ -1612,6 +1938,68 @@ static int configure_replay(PyObject *cfg) {
     if (R.one == NULL && (R.one = PyLong_FromLong(1)) == NULL) return -1;
     if (R.zero == NULL && (R.zero = PyLong_FromLong(0)) == NULL) return -1;
     return 0;
+}
+
+/* workload_keys(pairs, cache, key_type, bound): batch._workload_keys, its Python twin: each
+ * (namespace, name) pair's key from ``cache`` (batch._KEYS), a missing one made there (the cache
+ * emptied first when it holds more than ``bound``), None for a pair whose namespace is empty.
+ * ``key_type`` is keys.WorkloadKey, a NamedTuple: a tuple subclass with no slots of its own, so
+ * an instance is its type's allocation with the two items, what tuple.__new__ makes of it
+ * (without the call through the NamedTuple's Python __new__). A pair is a 2-tuple (the tables'
+ * values, batch._workload); it is the cache's key, as an equal tuple is in workload_of. */
+static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *pairs, *cache, *type;
+    Py_ssize_t bound;
+    if (!PyArg_ParseTuple(args, "O!O!O!n", &PyList_Type, &pairs, &PyDict_Type, &cache, &PyType_Type, &type, &bound))
+        return NULL;
+    PyTypeObject *tp = (PyTypeObject *)type;
+    if (!PyType_IsSubtype(tp, &PyTuple_Type) || tp->tp_basicsize != PyTuple_Type.tp_basicsize
+        || tp->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_TypeError, "workload_keys: the key type must be a tuple subclass without slots");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(pairs);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i >= PyList_GET_SIZE(pairs)) {
+            PyErr_SetString(PyExc_RuntimeError, "workload_keys: the pairs changed size");
+            goto fail;
+        }
+        PyObject *pair = PyList_GET_ITEM(pairs, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "workload_keys: a pair is not a (namespace, name) tuple");
+            goto fail;
+        }
+        Py_INCREF(pair);
+        PyObject *wl = PyDict_GetItemWithError(cache, pair);   /* borrowed */
+        if (wl != NULL) {
+            PyList_SET_ITEM(out, i, Py_NewRef(wl));
+            Py_DECREF(pair);
+            continue;
+        }
+        int named = PyErr_Occurred() ? -1 : PyObject_IsTrue(PyTuple_GET_ITEM(pair, 0));
+        if (named <= 0) {
+            Py_DECREF(pair);
+            if (named < 0) goto fail;
+            PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
+            continue;
+        }
+        if (PyDict_GET_SIZE(cache) > bound) PyDict_Clear(cache);
+        PyObject *made = tp->tp_alloc(tp, 2);
+        if (made == NULL) { Py_DECREF(pair); goto fail; }
+        PyTuple_SET_ITEM(made, 0, Py_NewRef(PyTuple_GET_ITEM(pair, 0)));
+        PyTuple_SET_ITEM(made, 1, Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
+        int rc = PyDict_SetItem(cache, pair, made);
+        Py_DECREF(pair);
+        PyList_SET_ITEM(out, i, made);   /* the list's reference; the cache holds its own */
+        if (rc < 0) goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);   /* the items not set yet are NULL, which a list's dealloc skips */
+    return NULL;
 }
 
 /* durations(ds, n, total, top, slow): Evidence.durations's loop over a list of floats, with the
@@ -1642,8 +2030,8 @@ static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
-    {"lines", fs_lines, METH_VARARGS, "odd() and the length of the longest line, in one pass."},
     {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
+    {"workload_keys", fs_workload_keys, METH_VARARGS, "batch._workload_keys: pairs to cached WorkloadKeys."},
     {NULL, NULL, 0, NULL},
 };
 

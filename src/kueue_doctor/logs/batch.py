@@ -34,7 +34,16 @@ from ..kueue.logvocab import (
 from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
 from .timeparse import parse_ts
 
-OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED = range(6)
+(OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED, OP_ONGOING, OP_PREEMPTOR, OP_SKIP,
+ OP_SKIP_TARGET) = range(10)
+# A victim's line ("Preemption ongoing", "... already issued") is an OP_PREEMPTOR (its preemptor's
+# workload) and an OP_ONGOING (its target's; its cycle in the cq column, this mark for none;
+# its raw line in extras), at one place in that order: Evidence.ongoing of the pair.
+NO_CYCLE = -(2 ** 31)
+CYCLE_LIMIT = 2 ** 31   # a cycle is an operation's where NO_CYCLE < cycle < CYCLE_LIMIT
+# An evaluation skipped for overlapping preemption targets is an OP_SKIP (the head's workload and
+# ClusterQueue, its raw line in extras) and an OP_SKIP_TARGET a target after it (the target's
+# workload, the line's cycle in the cq column): Evidence.evaluated of the line.
 EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
@@ -229,9 +238,52 @@ class Run:
                               self.workloads, self.keys, _workload),
                      np.array(positive, np.int32))
 
+    def ongoing(self, found: list) -> None:
+        """(place, ts, target namespace, target, preemptor namespace, preemptor, cycle, raw line)
+        of victims' lines the per-line path read, as operations (see OP_ONGOING)."""
+        if found:
+            places, ts, tns, tnames, pns, pnames, cycles, raws = zip(*found, strict=True)
+            ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
+            self.seen(ts_a)
+
+            def wl(nss, names):
+                return self.ids([(a.encode(), b.encode()) for a, b in zip(nss, names, strict=True)],
+                                self.workloads, self.keys, _workload)
+
+            first = len(self.extras)
+            self.extras.extend(raws)
+            n = len(found)
+            self.add(places, OP_PREEMPTOR, ts_a, wl=wl(pns, pnames), sub=np.zeros(n, np.int32))
+            self.add(places, OP_ONGOING, ts_a, np.array([NO_CYCLE if c is None else c for c in cycles], np.int32),
+                     wl(tns, tnames), np.arange(first, first + n, dtype=np.int32), sub=np.ones(n, np.int32))
+
+    def skips(self, found: list) -> None:
+        """(place, ts, cq, namespace, name, targets as (namespace, name), cycle, raw line) of overlap
+        skips the per-line path read, as operations (see OP_SKIP)."""
+        if not found:
+            return
+        places, ts, cqs, ns, names, targets, cycles, raws = zip(*found, strict=True)
+        ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
+        self.seen(ts_a)
+        first = len(self.extras)
+        self.extras.extend(raws)
+        n = len(found)
+        pairs = [(a.encode(), b.encode()) for a, b in zip(ns, names, strict=True)]
+        self.add(places, OP_SKIP, ts_a, self.text_ids([c.encode() for c in cqs]),
+                 self.ids(pairs, self.workloads, self.keys, _workload), np.arange(first, first + n, dtype=np.int32),
+                 sub=np.zeros(n, np.int32))
+        at = [i for i, ts_ in enumerate(targets) for _ in ts_]
+        if at:
+            sub = [j + 1 for ts_ in targets for j in range(len(ts_))]
+            cycle = [NO_CYCLE if cycles[i] is None else cycles[i] for i in at]
+            wl = self.ids([(a.encode(), b.encode()) for ts_ in targets for a, b in ts_], self.workloads, self.keys,
+                          _workload)
+            self.add([places[i] for i in at], OP_SKIP_TARGET, ts_a[at], np.array(cycle, np.int32), wl,
+                     np.zeros(len(at), np.int32), sub=np.array(sub, np.int32))
+
     def tape(self, origin: int | None = None) -> tuple | None:
         """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
-        lines of DRS tournaments become their places in the file."""
+        lines of DRS tournaments and victims become their places in the file."""
         if not self.place and not self.n:
             return None
         if self.place:
@@ -241,7 +293,7 @@ class Run:
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
             if origin is not None:
-                drs = code == OP_DRS_ZERO
+                drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING) | (code == OP_SKIP)
                 extras = self.extras
                 for x, at in zip(aux[drs].tolist(), place[order][drs].tolist(), strict=True):
                     extras[x] = origin + at
@@ -341,19 +393,25 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
 # (namespace, name) -> WorkloadKey, kept across runs: each run's table names mostly the same
 # workloads, and making a NamedTuple costs several times a dict lookup (bounded like _SECONDS)
 _KEYS: dict[tuple[str, str], WorkloadKey] = {}
+KEYS_BOUND = 1_000_000   # past this many, _KEYS starts again empty
 
 
 def workload_of(ns: str, name: str) -> WorkloadKey:
     """The key of (ns, name), one object per workload (see _KEYS)."""
     wl = _KEYS.get((ns, name))
     if wl is None:
-        if len(_KEYS) > 1_000_000:
+        if len(_KEYS) > KEYS_BOUND:
             _KEYS.clear()
         wl = _KEYS[(ns, name)] = WorkloadKey(ns, name)
     return wl
 
 
-def _workload_keys(pairs: list) -> list:
+def _workload_keys(pairs: list, fast=None) -> list:
+    """The key of each (namespace, name) of a run's workload table (None where it names none),
+    through _KEYS; ``fast``: the extension, whose workload_keys is this loop in C (a GB of a
+    busy log names ~150k workloads, each a NamedTuple made through Python code here)."""
+    if fast is not None:
+        return fast.workload_keys(pairs, _KEYS, WorkloadKey, KEYS_BOUND)
     get = _KEYS.get
     out: list = []
     append = out.append
@@ -405,17 +463,17 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
             ev.first = lo
         if hi is not None and (ev.last is None or hi > ev.last):
             ev.last = hi
+    from . import fastpath
+    fast = fastpath.module()
     if type(keys) is SharedKeys:
         table = ev.worker_keys.setdefault(keys.worker, [])
-        table += _workload_keys(keys.new)
+        table += _workload_keys(keys.new, fast)
         keys = table
     else:
-        keys = _workload_keys(keys)
+        keys = _workload_keys(keys, fast)
     known = ~np.isnan(ts_a)
     # Evidence._minute of every time, None where there is none
     minutes = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64)
-    from . import fastpath
-    fast = fastpath.module()
     if fast is not None:   # the same loop in C (the tests compare both)
         fast.replay(ev, code_b, np.ascontiguousarray(ts_a, np.float64), minutes, np.ascontiguousarray(cq_a, np.int32),
                     np.ascontiguousarray(wl_a, np.int32), np.ascontiguousarray(aux_a, np.int32), texts, keys, extras,
@@ -433,11 +491,34 @@ def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
     example = ev._example
     retries = ev._retries
     made: dict = {}   # text id -> its QueueStats, this run
+    preemptor = None   # an OP_PREEMPTOR's workload, for the OP_ONGOING after it
+    skipper = skip_cq = None   # an OP_SKIP's workload and ClusterQueue, for its OP_SKIP_TARGETs
     for code, ts, m, c, w, x in zip(code_b, tss, mins, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
         if code == OP_EVENT:
             apply_event(ev, extras[x])
             continue
         wl = keys[w]
+        if code == OP_PREEMPTOR:
+            preemptor = wl
+            continue
+        if code == OP_SKIP:   # Evidence.evaluated of an overlap skip, its targets the ops after it
+            skipper, skip_cq = wl, ev.resolve_cq(texts[c], wl)
+            ev._queue(skip_cq, ts).skipped_overlap += 1
+            ev._example(ev.skipped, extras[x])
+            continue
+        if code == OP_SKIP_TARGET:
+            if wl is not None:
+                v = ev._victim(wl, ts)
+                v.skipper_cqs.add(skip_cq)
+                if skipper is not None:
+                    v.preemptors.add(skipper)
+                v.lines += 1
+                ev._cycle(v, None if c == NO_CYCLE else c)
+            continue
+        if code == OP_ONGOING:
+            ev.ongoing(wl, preemptor, ts, None if c == NO_CYCLE else c, extras[x])
+            preemptor = None
+            continue
         if code == OP_ASSUMED:   # Evidence.evaluated of an assumed workload: resolve_cq, borrowing
             cq = texts[c]
             if wl is not None:

@@ -29,6 +29,8 @@ from ..kueue.logvocab import (
     KEY_NAME,
     KEY_NAMESPACE,
     KEY_PARENT_COHORT,
+    KEY_PREEMPTED,
+    KEY_PREEMPTING_WORKLOAD,
     KEY_QUEUE,
     KEY_REASON,
     KEY_REQUEUE_REASON,
@@ -36,10 +38,12 @@ from ..kueue.logvocab import (
     KEY_ROOT_COHORT,
     KEY_SCHEDULING_CYCLE,
     KEY_STATUS,
+    KEY_TARGET_WORKLOAD,
     KEY_WORKLOAD,
     LEVEL,
     LOGGER,
     MSG,
+    OVERLAPPING_TARGETS,
     REPLICA_ROLE,
     REQUEUE_GENERIC,
     REQUEUE_PREEMPTION_NO_CANDIDATES,
@@ -50,7 +54,7 @@ from ..kueue.logvocab import (
 )
 from . import batch, candidates
 from .reader import _CUT
-from .signatures import _DURATION_KEY, CYCLE_KEY, EXAMPLES, HEADS_CAP, TIMES_CAP, key
+from .signatures import _DURATION_KEY, CYCLE_KEY, EXAMPLES, HEADS_CAP, TIMES_CAP, Victim, key
 
 _fastscan: Any
 try:  # built by setup.py where a C compiler is (optional=True); else the pure path
@@ -112,6 +116,12 @@ def _config() -> dict:
         "m_requeued": _FREQUENT[candidates.REQUEUED],
         "m_evaluated": _FREQUENT[candidates.EVALUATED],
         "m_drs": _FREQUENT[candidates.DRS],
+        "m_ongoing": _FREQUENT[candidates.ONGOING],
+        "m_already": _FREQUENT[candidates.ALREADY],
+        "target": b"," + key(KEY_TARGET_WORKLOAD) + name_open,
+        "preemptor": b"," + key(KEY_PREEMPTING_WORKLOAD) + name_open,
+        "overlap": OVERLAPPING_TARGETS.encode(),
+        "preempted": b"," + key(KEY_PREEMPTED),   # reader._PREEMPTED_TAIL
         "skipped": STATUS_SKIPPED.encode(),
         "generic": REQUEUE_GENERIC.encode(),
         "true": b"true",
@@ -121,6 +131,7 @@ def _config() -> dict:
         "excluded": tuple(k.encode() for k in (LEVEL, TS, MSG, KEY_DRS_VALUES)),
         "k_admitted": candidates.ADMITTED, "k_requeued": candidates.REQUEUED,
         "k_evaluated": candidates.EVALUATED, "k_drs": candidates.DRS, "k_cycle": candidates.CYCLE,
+        "k_ongoing": candidates.ONGOING, "k_already": candidates.ALREADY,
         "duration_key": _DURATION_KEY,
         "op_admit": batch.OP_ADMIT, "op_requeue": batch.OP_REQUEUE,
         "op_not_nominated": batch.OP_NOT_NOMINATED, "op_drs_zero": batch.OP_DRS_ZERO,
@@ -129,6 +140,8 @@ def _config() -> dict:
         "timeline_requeued": "requeued", "timeline_admitted": "admitted",
         "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": batch.OP_EVENT,
         "op_assumed": batch.OP_ASSUMED,
+        "op_ongoing": batch.OP_ONGOING, "op_preemptor": batch.OP_PREEMPTOR, "no_cycle": batch.NO_CYCLE,
+        "victim_type": Victim, "op_skip": batch.OP_SKIP, "op_skip_target": batch.OP_SKIP_TARGET,
         "ts_fallback": _ts,
         "base_of": batch._base,
     }

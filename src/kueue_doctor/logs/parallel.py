@@ -108,12 +108,13 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
     """scan_range over the range mapped from the page cache, without reading it into new bytes
     (the copies and their page faults were a fifth of a worker's time). Only where reading it
     with chunks() gives the same lines: the compiled extractor is there, every line ends in a
-    newline and none is longer than ``max_line`` (which chunks() would skip). False: not done."""
-    from . import fastpath
-    from .scanner import scan_range
+    newline and none is longer than ``max_line`` (which chunks() would skip; found as the range is
+    read, which is then read again otherwise: rare). False: not done, ``stats`` and ``tape`` as
+    they were."""
+    from . import fastpath, scanner
 
     fast = fastpath.module()
-    if fast is None or stop <= start:
+    if fast is None or not scanner.BATCH or stop <= start:   # (BATCH off: the per-line path, tests)
         return False
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
@@ -124,12 +125,14 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
         a, b = start - base, stop - base
         if buf[b - 1:b] != b"\n":
             return False
-        odd, longest = fast.lines(buf, a, b)
-        if longest > max_line:
-            return False
         # the compiled path uses what a mapping has (find, slices, the buffer); scan_range hands
         # every other path bytes
-        scan_range(cast(bytes, buf), a, b, stats, tape, False, base, odd)
+        got = ReadStats()
+        lines: list = []
+        if not scanner.scan_range_compiled(fast, cast(bytes, buf), a, b, got, lines, base, max_line):
+            return False
+        stats.add(got)
+        tape += lines
         return True
     finally:
         with contextlib.suppress(BufferError):   # a view still open: the mapping goes with it

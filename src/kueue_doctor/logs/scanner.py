@@ -273,17 +273,16 @@ def _apply_one(ev: Evidence, e: tuple) -> None:
 
 
 def scan_range(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, window: bool,
-               origin: int | None = None, odd: list | None = None) -> None:
+               origin: int | None = None) -> None:
     """buf[a:b] holds whole lines, each ending in a newline; events go to ``tape``. ``origin``:
     where ``buf`` starts in the file being read, for the tape to name the raw lines of DRS
     tournaments by their place in the file (``origin`` + their place in ``buf``) instead of
-    carrying copies of them, which Evidence.line_at reads back for the few that become examples.
-    ``odd``: the extension's ``odd(buf, a, b)``, where the caller has it already."""
+    carrying copies of them, which Evidence.line_at reads back for the few that become examples."""
     if b <= a:
         return
     fast = fastpath.module() if BATCH and not window else None
     if fast is not None:
-        _scan_range_compiled(fast, buf, a, b, stats, tape, origin, odd)
+        scan_range_compiled(fast, buf, a, b, stats, tape, origin)
         return
     if not isinstance(buf, bytes):   # a mapped range (parallel.py): the pure path uses bytes' methods
         buf, a, b = buf[a:b], 0, b - a
@@ -322,21 +321,41 @@ def _runs(buf: bytes, odd: list[int], a: int, b: int) -> Iterator[tuple[int, int
         yield pos, b, True
 
 
-def _scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
-                         origin: int | None = None, odd: list | None = None) -> None:
-    """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order."""
-    for start, end, json_run in _runs(buf, fast.odd(buf, a, b) if odd is None else odd, a, b):
-        if json_run:
-            _scan_clean_compiled(fast, buf, start, end, stats, tape, origin)
-        else:
-            _scan_lines(buf, start, end, stats, tape, False)
+def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
+                        origin: int | None = None, max_line: int | None = None) -> bool:
+    """scan_range with the compiled extractor (fastpath.py): the same runs, odd lines and order
+    as _runs cuts, each run of JSON lines found by the extension's walk as it reads it, so the
+    range is walked once. False where a line is longer than ``max_line`` (a mapped range, see
+    parallel._scan_mapped, which then reads it otherwise): ``stats`` and ``tape`` are partial."""
+    pos = a
+    while pos < b:
+        got, stop, longest = fast.scan(buf, pos, b, True)
+        if max_line is not None and longest > max_line:
+            return False
+        if stop > pos:
+            _scan_clean_compiled(fast, buf, pos, stop, stats, tape, origin, got)
+        pos = end = stop
+        while end < b:   # the odd lines from there (a few, if any), as _runs gathers them
+            le = buf.find(b"\n", end, b)
+            le = b if le < 0 else le
+            if le > end and buf[end] == 0x7B and buf[le - 1] == 0x7D:
+                break
+            if max_line is not None and le - end > max_line:
+                return False
+            end = le + 1
+        if end > pos:
+            _scan_lines(buf, pos, end, stats, tape, False)
+            pos = end
+        elif pos < b:   # cannot be (the walk stops only at an odd line); never loop on it
+            raise RuntimeError(f"the compiled walk stopped at {pos} before a line that is not odd")
+    return True
 
 
-def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list,
-                         origin: int | None = None) -> None:
-    """_scan_clean of a run without a window: the extension reads the frequent lines into
-    operations and gives back every other candidate line, read here as _scan_batched does."""
-    got = fast.scan(buf, a, b)
+def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list, origin: int | None,
+                         got: tuple | None) -> None:
+    """_scan_clean of a run without a window: the extension read the frequent lines into
+    operations (``got``, of its walk) and gave back every other candidate line, read here as
+    _scan_batched does."""
     if got is None:   # an error line in the run: all its candidate lines take the general path
         if not isinstance(buf, bytes):   # mapped (parallel.py): the general path uses bytes' methods
             buf, a, b = buf[a:b], 0, b - a
@@ -639,6 +658,32 @@ def _is_assumed(e: tuple, place: int, assumed: list) -> bool:
     return True
 
 
+def _is_ongoing(e: tuple, place: int, ongoing: list) -> bool:
+    """Whether the event ``e`` is a victim's line ("Preemption ongoing", "... already issued")
+    with a cycle the operations' column holds: then it becomes operations of the run
+    (batch.Run.ongoing), added to ``ongoing``."""
+    if e[0] != _EV_ONGOING or not (e[6] is None or batch.NO_CYCLE < e[6] < batch.CYCLE_LIMIT):
+        return False
+    ongoing.append((place, *e[1:8]))
+    return True
+
+
+def _is_skip(e: tuple, place: int, skips: list) -> bool:
+    """Whether the event ``e`` is an evaluation skipped for overlapping preemption targets, with
+    a cycle the operations' column holds and targets named in ASCII (the workload table's bytes):
+    then it becomes operations of the run (batch.Run.skips), added to ``skips``. Its targets are
+    Evidence.evaluated's: the workloads a list of references names, ("", "") for others."""
+    if e[0] != _EV_EVAL or e[5] != STATUS_SKIPPED or OVERLAPPING_TARGETS not in e[6] or not (
+            e[9] is None or batch.NO_CYCLE < e[9] < batch.CYCLE_LIMIT):
+        return False
+    preempted = e[8] or []
+    keys = [workload_key(t) for t in preempted] if isinstance(preempted, list) else []
+    if not all(k is None or (k.namespace.isascii() and k.name.isascii()) for k in keys):
+        return False
+    skips.append((place, e[1], e[2], e[3], e[4], [("", "") if k is None else k for k in keys], e[9], e[10]))
+    return True
+
+
 def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
                 conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
@@ -648,6 +693,8 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
     at its place (their sum depends on their order)."""
     placed: list = []
     assumed: list = []
+    ongoing: list = []
+    skips: list = []
     durations: list = []
     at, ds = cycles if cycles is not None else ([], [])
     cut = 0
@@ -664,20 +711,23 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                     conflict = conflicts and _CONFLICT in line
                     if kind == _DRS and not e[2] and not conflict:
                         placed.append((i, (_SEEN, [e[1]])))
-                    elif conflict or not _is_assumed(e, i, assumed):
+                    elif conflict or not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing)
+                                          or _is_skip(e, i, skips)):
                         placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
                     continue
         elif kind in _FAST_KINDS:
             # off its batch's shape, at an error level, or an evaluation other than "not nominated"
             e = _fast(line, kind, False)
             if e is not None:
-                if not _is_assumed(e, i, assumed):
+                if not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing) or _is_skip(e, i, skips)):
                     placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
                 continue
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
     durations.extend(ds[cut:])
     run.events(placed)
     run.assumed(assumed)
+    run.ongoing(ongoing)
+    run.skips(skips)
     ops = run.tape(origin)
     if ops is not None:
         tape.append((_OPS, ops))
