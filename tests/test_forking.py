@@ -44,7 +44,7 @@ import io, os, threading
 from rich.console import Console
 from kueue_doctor.api import yamlfast
 from kueue_doctor.commands.progress import _stopper
-from kueue_doctor.background import Background
+from kueue_doctor.doctor.background import Background
 from kueue_doctor.forking import pausable
 
 status = Console(file=io.StringIO(), force_terminal=True).status("working")

@@ -41,7 +41,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "kueue_doctor"
 
 LAYERS: dict[str, int] = {
-    "errors": 0, "heap": 0, "forking": 0, "background": 0, "duration": 0, "keys": 0, "kueue": 0, "samples": 0,
+    "errors": 0, "heap": 0, "forking": 0, "duration": 0, "keys": 0, "kueue": 0, "samples": 0,
     "api": 1,
     "engine": 2, "sources": 2, "logs": 2,
     "guarantee": 3, "frag": 3,

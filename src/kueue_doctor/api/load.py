@@ -27,7 +27,6 @@ from typing import Any
 import yaml
 
 from .. import heap
-from ..background import Background
 from ..errors import InputError
 from ..kueue.layout import MANIFEST
 from . import schema, yamlfast
@@ -288,37 +287,30 @@ def stream_documents(state: ClusterState, text: str, file: str) -> bool:
     if not isinstance(head.get("kind"), str) or not head["kind"].endswith("List") or not is_object_document(head):
         parts.close()
         return False
+    built: list[tuple[Any, Any]] = []   # (object, its Configuration) or (_SKIPPED, what), in order
     try:
-        return add_items(state, parts)
+        for items in parts:
+            for raw in items:
+                if type(raw) is tuple:   # a worker's object_record
+                    built.append((from_record(raw), None))
+                    continue
+                if isinstance(raw, dict) and (is_scenario(raw) or (
+                        isinstance(raw.get("kind"), str) and raw["kind"].endswith("List"))):
+                    return False
+                try:
+                    obj = parse_object(raw)
+                    cfg = configuration_from_configmap(obj) if obj.kind == "ConfigMap" else None
+                except UnknownKind as e:
+                    built.append((_SKIPPED, str(e)))
+                    continue
+                except Exception:  # a problem (or a fault): raised where the ordinary way raises it
+                    return False
+                built.append((obj, cfg))
+            del items
     except yamlfast.NotFast:
         return False
     finally:
         parts.close()
-
-
-def add_items(state: ClusterState, parts: Iterable[list[Any]]) -> bool:
-    """The items of a List, given in runs (each item decoded, or a worker's ``object_record``),
-    into ``state`` as add_documents adds them; False, with ``state`` untouched, where anything
-    in them is not plain (see stream_documents)."""
-    built: list[tuple[Any, Any]] = []   # (object, its Configuration) or (_SKIPPED, what), in order
-    for items in parts:
-        for raw in items:
-            if type(raw) is tuple:   # a worker's object_record
-                built.append((from_record(raw), None))
-                continue
-            if isinstance(raw, dict) and (is_scenario(raw) or (
-                    isinstance(raw.get("kind"), str) and raw["kind"].endswith("List"))):
-                return False
-            try:
-                obj = parse_object(raw)
-                cfg = configuration_from_configmap(obj) if obj.kind == "ConfigMap" else None
-            except UnknownKind as e:
-                built.append((_SKIPPED, str(e)))
-                continue
-            except Exception:  # a problem (or a fault): raised where the ordinary way raises it
-                return False
-            built.append((obj, cfg))
-        del items
     # as add_documents would have added them, now that every part was read
     for obj, more in built:
         if obj is _SKIPPED:
@@ -328,68 +320,6 @@ def add_items(state: ClusterState, parts: Iterable[list[Any]]) -> bool:
             state.configuration = more
         state.add(obj)
     return True
-
-
-# -- the small files of a folder read on the other core while its large one is -----------------
-# A gathered folder is one large file (the Workloads) and small ones (Nodes, Pods, queues). The
-# large List is decoded on every core (stream_documents); the small files after it were then read
-# here alone, about a second for 5,000 Nodes and 11,000 Pods with the other core idle. A child
-# forked before the large file is read (so with a small heap to copy) decodes them meanwhile and
-# sends back their items as records, leaving this process only the building.
-PREFETCH_FROM = 256 * 2**10      # bytes of small files at least: below, the fork costs more
-
-
-def _prepared(path: Path) -> tuple[dict, list[Any]] | None:
-    """A file holding one List, decoded: its head and its items as object_records where they
-    have one; None for any other file (or one that does not read), left for the ordinary way."""
-    try:
-        docs = decode_documents(read_text(path), str(path))
-    except Exception:  # any problem is for the ordinary way to raise, in its words
-        return None
-    if len(docs) != 1 or not isinstance(docs[0], dict) or not isinstance(docs[0].get("items"), list):
-        return None
-    head = {**docs[0], "items": []}
-    if not isinstance(head.get("kind"), str) or not head["kind"].endswith("List") or not is_object_document(head):
-        return None
-    return head, records_of(docs[0]["items"])
-
-
-class Prefetch:
-    """The small files among ``files`` decoded by a forked child, when a large one among them
-    (read on every core) comes first; ``add`` adds one of them as stream_documents would."""
-
-    def __init__(self, files: list[Path]):
-        self._ready: dict[Path, tuple[dict, list[Any]] | None] | None = None
-        self._job: Background[dict[Path, tuple[dict, list[Any]] | None]] | None = None
-        self._small: list[Path] = []
-        sizes = []
-        for f in files:
-            try:
-                sizes.append(f.stat().st_size)
-            except OSError:
-                sizes.append(0)
-        big = next((i for i, n in enumerate(sizes) if n >= yamlfast.PARALLEL_FROM), None)
-        if big is None:
-            return
-        after = list(zip(files[big + 1:], sizes[big + 1:], strict=True))
-        if sum(n for _, n in after if n < yamlfast.PARALLEL_FROM) < PREFETCH_FROM:
-            return
-        small = self._small = [f for f, n in after if n < yamlfast.PARALLEL_FROM]
-        self._job = Background(lambda: {f: _prepared(f) for f in small})
-
-    def add(self, state: ClusterState, path: Path) -> bool:
-        """``path``'s objects added to ``state``, if it is one the child read and they are plain;
-        False (``state`` untouched) for the ordinary way."""
-        if self._job is None or path not in self._small:
-            return False
-        if self._ready is None:
-            self._ready = self._job.result()
-        prepared = self._ready.pop(path, None)
-        return prepared is not None and add_items(state, [prepared[1]])
-
-    def close(self) -> None:
-        if self._job is not None and self._ready is None:
-            self._job.cancel()
 
 
 def object_files(path: Path) -> list[Path]:
@@ -421,39 +351,26 @@ def load_paths(paths: Iterable[str | Path], state: ClusterState | None = None,
                     raise
                 collect.add(e, str(p))
                 continue
-            ahead = Prefetch(found) if collect is None else None
-            try:
-                _load_files(state, found, ahead, collect)
-            finally:
-                if ahead is not None:
-                    ahead.close()
-    return state
-
-
-def _load_files(state: ClusterState, found: list[Path], ahead: Prefetch | None, collect: Collector | None) -> None:
-    """Each of ``found`` into ``state``, in order (``ahead``: the small ones read meanwhile)."""
-    for f in found:
-        if ahead is not None and ahead.add(state, f):
-            state.files.append(str(f))
-            continue
-        try:
-            text = read_text(f)
-            if collect is None and stream_documents(state, text, str(f)):
-                del text
+            for f in found:
+                try:
+                    text = read_text(f)
+                    if collect is None and stream_documents(state, text, str(f)):
+                        del text
+                        state.files.append(str(f))
+                        continue
+                    docs = decode_documents(text, str(f))
+                    del text
+                except InputError as e:
+                    if collect is None:
+                        raise
+                    collect.add(e, str(f))
+                    collect.per_file[str(f)] = [0, 0]
+                    state.files.append(str(f))
+                    continue
+                add_documents(state, docs, str(f), collect, consume=True)
+                del docs
                 state.files.append(str(f))
-                continue
-            docs = decode_documents(text, str(f))
-            del text
-        except InputError as e:
-            if collect is None:
-                raise
-            collect.add(e, str(f))
-            collect.per_file[str(f)] = [0, 0]
-            state.files.append(str(f))
-            continue
-        add_documents(state, docs, str(f), collect, consume=True)
-        del docs
-        state.files.append(str(f))
+    return state
 
 
 def load_documents(docs: Iterable[Any], file: str = "<input>") -> ClusterState:

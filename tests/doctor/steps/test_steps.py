@@ -186,7 +186,7 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     alone = frag.diagnose(now, demands, running, empty, policies=("BestFit", "FGD"))
     counted = []
     real = frag.count_slots
-    from kueue_doctor import background
+    from kueue_doctor.doctor import background
     monkeypatch.setattr(background, "_cores", lambda: 1)   # every count made here, to be seen
     monkeypatch.setattr(frag, "count_slots", lambda nodes, shape: counted.append(shape) or real(nodes, shape))
     s, causes = step2(f, found)
@@ -197,50 +197,3 @@ def test_step2_counts_each_fragmented_shape_once_per_policy_with_the_figures_of_
     want = [", ".join(f"{p} +{g}" for p, g in a.policy_gain().items() if g > 0) for a in alone]
     assert any(want) and [g.removeprefix("placement policies would have fit more: ") for g in gains] == [w for w in want if w]
 
-
-
-def _fragmented(tmp_path):
-    objs = base(workload("ns", "w", "lq", 8), workload("ns", "w2", "lq", 6))
-    for i in range(4):
-        objs += [node(f"n{i}", POOL, 8), pod("ns", f"other-{i}", "x", 4, node_name=f"n{i}")]
-    return facts_of(tmp_path / "s", objs)
-
-
-_FORKED_STEP2 = """
-import os, sys
-from pathlib import Path
-sys.path.insert(0, {tests!r})
-from doctor.steps.test_steps import _fragmented
-from kueue_doctor.doctor.diagnose import violations
-from kueue_doctor.doctor.steps import fragmentation
-from kueue_doctor.frag import from_state
-f = _fragmented(Path({tmp!r}))
-where = []
-real = from_state.node_shapes
-from_state.node_shapes = lambda *a: where.append(os.getpid()) or real(*a)
-step, causes = fragmentation.begin_step2(f, violations(f))()
-print(where == [], step.status.value, [c.id.value for c in causes])
-"""
-
-
-def test_step2_is_the_same_computed_here_or_by_a_forked_child(tmp_path, monkeypatch):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from kueue_doctor import background
-    from kueue_doctor.doctor.steps.fragmentation import begin_step2
-    f = _fragmented(tmp_path / "here")
-    found = violations(f)
-    monkeypatch.setattr(background, "_cores", lambda: 1)   # no fork: computed in this process
-    here = begin_step2(f, found)()
-    monkeypatch.undo()
-    forked = begin_step2(f, found)()   # forked where this process runs no other thread
-    assert here == forked and here[1] and here[1][0].id is CauseId.FRAGMENTATION
-    # in a process of its own (a test runner's threads keep every fork away): the child computed
-    # the step, this process never worked out a node shape
-    tests = str(Path(__file__).resolve().parents[2])
-    done = subprocess.run([sys.executable, "-c", _FORKED_STEP2.format(tests=tests, tmp=str(tmp_path / "child"))],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"True {here[0].status.value} {[c.id.value for c in here[1]]}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...background import Background
+from ..background import Background
 from ..facts import Facts, NotRunningKind
 from ..findings import Cause, CauseId, Confidence, Step, StepStatus, Violation
 
@@ -17,20 +17,8 @@ def step2(facts: Facts, found: list[Violation]) -> tuple[Step, list[Cause]]:
 
 
 def begin_step2(facts: Facts, found: list[Violation]) -> Callable[[], tuple[Step, list[Cause]]]:
-    """Step 2 started on the other core: what is returned finishes it (waits for it), so that
-    the caller takes the other steps meanwhile. The step reads the facts and changes nothing of
-    them, so a forked child computes it (its numpy import, node shapes and slot counts, which
-    on 5,000 nodes and 100 violating queues are most of the diagnosis after the facts) and hands
-    back its step and causes."""
-    state = facts.state
-    if not state.nodes or not state.pods or not found:
-        return lambda: _step2(facts, found)()
-    return Background(lambda: _step2(facts, found)()).result
-
-
-def _step2(facts: Facts, found: list[Violation]) -> Callable[[], tuple[Step, list[Cause]]]:
-    """Step 2 up to the FGD replay, which runs on another core: what is returned finishes the
-    step (waits for that replay)."""
+    """Step 2 up to the FGD replay, which runs on the other core: what is returned finishes the
+    step (waits for that replay), so that the caller can take the other steps meanwhile."""
     state = facts.state
     step = Step(2, "Rule out fragmentation", read={"Node": len(state.nodes), "Pod": len(state.pods)})
     if state.topologies:

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from kueue_doctor import background
-from kueue_doctor.background import Background
+from kueue_doctor.doctor import background
+from kueue_doctor.doctor.background import Background
 
 
 @pytest.fixture
@@ -52,35 +52,3 @@ def test_the_child_leaves_its_result_and_exits_before_it_is_asked_for(two_cores)
         assert time.monotonic() < deadline, "the child waits for its result to be read"
         time.sleep(0.01)
     assert job.result() == [1] * 1_000_000
-
-
-def test_a_cancelled_child_is_stopped_and_reaped(two_cores):
-    import time
-    job = Background(lambda: time.sleep(60))
-    pid = job._pid
-    assert pid
-    started = time.monotonic()
-    job.cancel()
-    assert time.monotonic() - started < 10
-    with pytest.raises(ChildProcessError):   # reaped: no zombie left behind
-        os.waitpid(pid, os.WNOHANG)
-    job.cancel()   # twice is harmless
-
-
-def test_a_folder_that_fails_early_leaves_no_child_reading_its_small_files(tmp_path, two_cores, monkeypatch):
-    from kueue_doctor.api import load, yamlfast
-    from kueue_doctor.errors import InputError
-    monkeypatch.setattr(yamlfast, "PARALLEL_FROM", 1000)
-    monkeypatch.setattr(load, "PREFETCH_FROM", 1)
-    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: List\nitems:\n- {unclosed: [\n" + "#" * 2000 + "\n")
-    (tmp_path / "b.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
-    started: list = []
-    real = Background.__init__
-
-    def spy(self, fn):
-        real(self, fn)
-        started.append(self)
-    monkeypatch.setattr(Background, "__init__", spy)
-    with pytest.raises(InputError):
-        load.load_paths([tmp_path])
-    assert len(started) == 1 and started[0]._pid == 0

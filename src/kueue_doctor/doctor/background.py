@@ -1,25 +1,22 @@
-"""A piece of work computed on the other core, by a forked copy of this process.
+"""A piece of the diagnosis computed on the other core, by a forked copy of this process.
 
-Much of the doctor's work runs in one process while the machine's other cores idle. A part that
-depends only on what is already built (the facts; the files of a folder not read yet) can be
-computed by a forked child,
+The doctor's work after loading runs in one process while the machine's other cores idle. A
+part that depends only on what is already built (the facts) can be computed by a forked child,
 which sees the same objects at no copying cost, and sends back its result, pickled. Whatever
 goes wrong there (no fork here, another thread running, the child failing) the part is computed
 here instead, so the result, and any error it raises, is the one computing it here would give.
 """
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import pickle
-import signal
 import tempfile
 import threading
 from collections.abc import Callable
 from typing import BinaryIO, Generic, TypeVar
 
-from .forking import threads_stopped
+from ..forking import threads_stopped
 
 T = TypeVar("T")
 
@@ -85,15 +82,3 @@ class Background(Generic[T]):
         except Exception:  # the child died before it left anything
             ok, value = False, None
         return value if ok else self._fn()
-
-    def cancel(self) -> None:
-        """The result no longer wanted (its caller failed first): the child stopped and reaped,
-        so that a long-running process leaves no zombie behind."""
-        if self._pid:
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-            self._pid = 0
-        if self._out is not None:
-            self._out.close()
-            self._out = None
