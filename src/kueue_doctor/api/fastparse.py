@@ -9,7 +9,7 @@ error. For the inputs it accepts it builds exactly what the careful parser build
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import Any, overload
 
 from ..kueue.constants import POD_PRIORITY_CLASS_SOURCE, WORKLOAD_PRIORITY_CLASS_SOURCE
@@ -96,6 +96,7 @@ def _list(v: Any) -> list:
 def _or_none(read: Callable[..., tuple]) -> Callable[..., tuple | None]:
     """``read``, None where it gives up: the careful parser is then to read the object (and word
     its error, an InputError from to_time included)."""
+    @wraps(read)
     def record(raw: dict, *args: Any) -> tuple | None:
         try:
             return read(raw, *args)
@@ -105,7 +106,6 @@ def _or_none(read: Callable[..., tuple]) -> Callable[..., tuple | None]:
             if type(e).__name__ == "InputError":
                 return None
             raise
-    record.__doc__ = read.__doc__
     return record
 
 

@@ -183,6 +183,11 @@ class Run:
     def text_ids(self, col) -> np.ndarray:
         return self.ids(col, self.strings, self.texts, bytes.decode)
 
+    def workload_ids(self, pairs) -> np.ndarray:
+        """The workload table's ids of (namespace, name) pairs of str, as the per-line path's
+        events hold them (the table is keyed by bytes, as the batches cut them)."""
+        return self.ids([(a.encode(), b.encode()) for a, b in pairs], self.workloads, self.keys, _workload)
+
     def seen(self, ts: np.ndarray) -> None:
         self.n += len(ts)
         known = ts[~np.isnan(ts)]
@@ -234,9 +239,7 @@ class Run:
             ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
             self.seen(ts_a)
             self.add(places, OP_ASSUMED, ts_a, self.text_ids([c.encode() for c in cqs]),
-                     self.ids([(a.encode(), b.encode()) for a, b in zip(ns, names, strict=True)],
-                              self.workloads, self.keys, _workload),
-                     np.array(positive, np.int32))
+                     self.workload_ids(zip(ns, names, strict=True)), np.array(positive, np.int32))
 
     def ongoing(self, found: list) -> None:
         """(place, ts, target namespace, target, preemptor namespace, preemptor, cycle, raw line)
@@ -245,17 +248,14 @@ class Run:
             places, ts, tns, tnames, pns, pnames, cycles, raws = zip(*found, strict=True)
             ts_a = np.array([np.nan if t is None else t for t in ts], np.float64)
             self.seen(ts_a)
-
-            def wl(nss, names):
-                return self.ids([(a.encode(), b.encode()) for a, b in zip(nss, names, strict=True)],
-                                self.workloads, self.keys, _workload)
-
             first = len(self.extras)
             self.extras.extend(raws)
             n = len(found)
-            self.add(places, OP_PREEMPTOR, ts_a, wl=wl(pns, pnames), sub=np.zeros(n, np.int32))
+            self.add(places, OP_PREEMPTOR, ts_a, wl=self.workload_ids(zip(pns, pnames, strict=True)),
+                     sub=np.zeros(n, np.int32))
             self.add(places, OP_ONGOING, ts_a, np.array([NO_CYCLE if c is None else c for c in cycles], np.int32),
-                     wl(tns, tnames), np.arange(first, first + n, dtype=np.int32), sub=np.ones(n, np.int32))
+                     self.workload_ids(zip(tns, tnames, strict=True)), np.arange(first, first + n, dtype=np.int32),
+                     sub=np.ones(n, np.int32))
 
     def skips(self, found: list) -> None:
         """(place, ts, cq, namespace, name, targets as (namespace, name), cycle, raw line) of overlap
@@ -268,16 +268,14 @@ class Run:
         first = len(self.extras)
         self.extras.extend(raws)
         n = len(found)
-        pairs = [(a.encode(), b.encode()) for a, b in zip(ns, names, strict=True)]
         self.add(places, OP_SKIP, ts_a, self.text_ids([c.encode() for c in cqs]),
-                 self.ids(pairs, self.workloads, self.keys, _workload), np.arange(first, first + n, dtype=np.int32),
+                 self.workload_ids(zip(ns, names, strict=True)), np.arange(first, first + n, dtype=np.int32),
                  sub=np.zeros(n, np.int32))
         at = [i for i, ts_ in enumerate(targets) for _ in ts_]
         if at:
             sub = [j + 1 for ts_ in targets for j in range(len(ts_))]
             cycle = [NO_CYCLE if cycles[i] is None else cycles[i] for i in at]
-            wl = self.ids([(a.encode(), b.encode()) for ts_ in targets for a, b in ts_], self.workloads, self.keys,
-                          _workload)
+            wl = self.workload_ids(t for ts_ in targets for t in ts_)
             self.add([places[i] for i in at], OP_SKIP_TARGET, ts_a[at], np.array(cycle, np.int32), wl,
                      np.zeros(len(at), np.int32), sub=np.array(sub, np.int32))
 
