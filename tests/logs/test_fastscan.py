@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from kueue_doctor.logs import batch, candidates, fastpath, scan, scanner
 from kueue_doctor.logs.reader import ReadStats
 from kueue_doctor.logs.signatures import Evidence
+from kueue_doctor.logs.timeparse import parse_ts
 
 from .test_batch import _log, _ordered
 
@@ -206,6 +207,32 @@ def test_a_cycles_duration_reads_as_float_reads_it(text):
     lines.insert(2, lines[1][:-1])   # no closing brace: an odd line, read in Python
     data = ("\n".join(lines) + "\n").encode()
     _same_three_ways(data, [len(data)])
+
+
+# whole seconds the extension reads itself (strict_base) and ones it leaves to scanner._ts:
+# impossible dates, leap days, the epoch's edges, and a form only strptime reads (" 5")
+_SECONDS = ["2026-08-20T10:00:00", "2024-02-29T23:59:59", "2000-02-29T00:00:00", "1970-01-01T00:00:00",
+            "1969-12-31T23:59:59", "0001-01-01T00:00:00", "9999-12-31T23:59:59", "2026-02-29T10:00:00",
+            "1900-02-29T10:00:00", "2026-13-01T10:00:00", "2026-00-10T10:00:00", "2026-04-31T10:00:00",
+            "0000-01-01T00:00:00", "2026-08-20T24:00:00", "2026-08-20T10:60:00", "2026-08-20T10:00:60",
+            "2026-08- 5T10:00:00", "2026-08-2xT10:00:00", "2026/08/20T10:00:00"]
+
+
+@needs_extension
+@pytest.mark.parametrize("second", _SECONDS)
+def test_a_lines_time_reads_as_the_per_line_path_reads_it(second):
+    lines = []
+    for i, frac in enumerate(["1", "000000001", "999999999", "5"]):
+        head = ("Level(-2)", f"{second}.{frac}Z", _TEMPLATES["admitted"][1], 3)
+        lines.append(_TEMPLATES["admitted"][0] % (*head, f"job-{i}", "team-a", "cq-a"))
+        head = ("Level(-2)", f"{second}.{frac}Z", _TEMPLATES["requeued"][1], 3)
+        lines.append(_TEMPLATES["requeued"][0] % (*head, f"job-{i}", "team-a", "cq-a", "team-a", "NoFit", ""))
+    data = ("\n".join(lines) + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    ev = _state(data, [len(data)], True, True)[1]
+    want = parse_ts(f"{second}.5Z")
+    assert ev["last"] == (None if want is None else max(t for t in (parse_ts(f"{second}.{f}Z") for f in
+                                                                      ["1", "000000001", "999999999", "5"])))
 
 
 def _replay_lines(seed: int, n: int) -> list[str]:

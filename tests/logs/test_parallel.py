@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kueue_doctor.logs import scan
+from kueue_doctor.logs import fastpath, parallel, scan
 from tests.paths import REPO
 
 from .excerpts import line, zombie_cycles
@@ -55,6 +55,31 @@ def test_parallel_ranges_give_the_sequential_report(tmp_path):
     assert one["malformed"] == 9 and one["unrecognized"] == 6 and one["health"]["conflicts"] == 3
     assert one["files"][0]["forms"]["klog"] == 3
     assert one["perClusterQueue"]["voice"]["skippedAsInactive"] == {"NotActive": 3}
+
+
+@pytest.mark.skipif(fastpath.module() is None, reason="the compiled extractor is not built")
+def test_threads_and_processes_give_the_same_report(tmp_path, monkeypatch):
+    path = _log(tmp_path)
+    one = json.dumps(scan(str(path), workers=1, chunk_size=16 << 10).to_json())
+    pools: list = []
+    real = parallel.ThreadPoolExecutor
+
+    def counted(*args, **kwargs):
+        pools.append(args or kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parallel, "ThreadPoolExecutor", counted)
+    threaded = json.dumps(scan(str(path), workers=2, chunk_size=16 << 10).to_json())
+    assert len(pools) == 1   # the compiled pass's ranges ran in threads
+    monkeypatch.setattr(parallel, "THREADS", False)
+    forked = json.dumps(scan(str(path), workers=2, chunk_size=16 << 10).to_json())
+    assert len(pools) == 1
+    assert threaded == forked == one
+    # a window, or the per-line path, is Python code per line: processes, not threads
+    monkeypatch.setattr(parallel, "THREADS", True)
+    first = scan(str(path), workers=1).first
+    scan(str(path), since=first + 10, workers=2, chunk_size=16 << 10)
+    assert len(pools) == 1
 
 
 def test_a_window_gives_the_same_report_in_parallel(tmp_path):

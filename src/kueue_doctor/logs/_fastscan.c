@@ -67,7 +67,6 @@ static struct {
         op_skip_target;
     int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
-    PyObject *base_of;           /* batch._base: a whole second's time, NaN when unreadable */
 } C;
 
 #define LIT(i) (C.lit[(i)])
@@ -76,12 +75,14 @@ static struct {
 
 typedef struct { char *p; Py_ssize_t n, cap; } vec_t;
 
+/* The scan's arrays and tables are PyMem_Raw*, which needs no GIL: the pass over a run holds
+ * none (fs_scan), so -1 from here on means out of memory, raised once the GIL is back. */
 static int vec_push(vec_t *v, const void *x, Py_ssize_t size) {
     if (v->n + size > v->cap) {
         Py_ssize_t cap = v->cap ? v->cap * 2 : 4096;
         while (cap < v->n + size) cap *= 2;
-        char *p = PyMem_Realloc(v->p, (size_t)cap);
-        if (p == NULL) { PyErr_NoMemory(); return -1; }
+        char *p = PyMem_RawRealloc(v->p, (size_t)cap);
+        if (p == NULL) return -1;
         v->p = p;
         v->cap = cap;
     }
@@ -327,8 +328,8 @@ static inline void table_prefetch(const table_t *t, uint64_t h) {
 
 static int table_grow(table_t *t) {
     Py_ssize_t cap = t->cap ? t->cap * 2 : 256;
-    void *raw = PyMem_Malloc((size_t)cap * sizeof(slot_t) + 64);
-    if (raw == NULL) { PyErr_NoMemory(); return -1; }
+    void *raw = PyMem_RawMalloc((size_t)cap * sizeof(slot_t) + 64);
+    if (raw == NULL) return -1;
     slot_t *s = (slot_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);   /* a slot a cache line */
     for (Py_ssize_t i = 0; i < cap; i++) s[i].id = -1;
     for (Py_ssize_t i = 0; i < t->cap; i++) {
@@ -337,7 +338,7 @@ static int table_grow(table_t *t) {
         while (s[j].id >= 0) j = (j + 1) & (cap - 1);
         s[j] = t->s[i];
     }
-    PyMem_Free(t->raw);
+    PyMem_RawFree(t->raw);
     t->raw = raw;
     t->s = s;
     t->cap = cap;
@@ -389,11 +390,24 @@ static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *
     return table_slot_h(t, hash2(a, an, b, bn), a, an, b, bn);
 }
 
+/* What the pass found that becomes Python objects once it is over (fs_scan: the pass holds no
+ * GIL): spans of the buffer, which outlives the call. */
+typedef struct { const char *p; Py_ssize_t n; } span_t;
+typedef struct { const char *a; Py_ssize_t an; const char *b; Py_ssize_t bn; } pair_t;   /* an < 0: ("", "") */
+typedef struct { int64_t start, end; int32_t kind; } rest_t;
+typedef struct { int64_t op; int32_t k; } fix_t;   /* the op's time is fallback k's */
+
 typedef struct {
     table_t t_text, t_pair, t_wltext;
     vec_t code, place, sub, ts, cq, wl, aux;
     vec_t dur_place, dur;        /* the cycles' durations the run's lines give, at their places */
-    PyObject *texts, *keys, *extras, *rest;
+    vec_t texts, keys, extras;   /* span_t, pair_t, span_t: the string and workload tables, raw lines */
+    vec_t rest;                  /* rest_t: the candidate lines left to Python */
+    vec_t late, fixes;           /* span_t, fix_t: the times scanner._ts reads, and the ops that have them */
+    vec_t dur_text;              /* span_t: each duration's text (float() reads them, with the GIL) */
+    int32_t n_texts, n_keys;
+    int32_t late_k;              /* the line in hand's fallback time, -1 if its time is read */
+    int overflow;                /* too many raw lines: OverflowError, not MemoryError */
     Py_ssize_t n_seen;
     double lo, hi;
     char last_head[19];
@@ -402,36 +416,31 @@ typedef struct {
 } state_t;
 
 static void state_free(state_t *st) {
-    vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_Free(v[i]->p);
+    vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur,
+                  &st->texts, &st->keys, &st->extras, &st->rest, &st->late, &st->fixes, &st->dur_text};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_RawFree(v[i]->p);
     table_t *t[] = {&st->t_text, &st->t_pair, &st->t_wltext};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        PyMem_Free(t[i]->raw);
-        PyMem_Free(t[i]->bytes.p);
+        PyMem_RawFree(t[i]->raw);
+        PyMem_RawFree(t[i]->bytes.p);
     }
-    Py_XDECREF(st->texts);
-    Py_XDECREF(st->keys);
-    Py_XDECREF(st->extras);
-    Py_XDECREF(st->rest);
 }
 
-/* Fill a fresh slot: ``value`` (a new reference, or NULL on error) appended to ``values``. */
-static int32_t fill(slot_t *x, PyObject *value, PyObject *values) {
-    if (value == NULL) { x->id = -1; return -1; }
-    Py_ssize_t next = PyList_GET_SIZE(values);
-    int bad = PyList_Append(values, value) < 0;
-    Py_DECREF(value);
-    if (bad || next > INT32_MAX) { x->id = -1; return -1; }
-    x->id = (int32_t)next;
-    return x->id;
+/* A fresh slot's id: the next of its table's (``*count``), its value ``x`` (``size`` bytes)
+ * appended to ``values``; -1 when out of memory. */
+static int32_t fill(slot_t *slot, int32_t *count, vec_t *values, const void *x, Py_ssize_t size) {
+    if (*count == INT32_MAX || vec_push(values, x, size) < 0) { slot->id = -1; return -1; }
+    slot->id = (*count)++;
+    return slot->id;
 }
 
-/* The id of a text in the string table (decoded: the line is ASCII). */
+/* The id of a text in the string table (decoded later: the line is ASCII). */
 static int32_t text_id(state_t *st, const char *s, Py_ssize_t n) {
     slot_t *x = table_slot(&st->t_text, s, n, "", 0);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
-    return fill(x, PyUnicode_DecodeASCII(s, n, "strict"), st->texts);
+    span_t v = {s, n};
+    return fill(x, &st->n_texts, &st->texts, &v, sizeof v);
 }
 
 /* batch._workload: (namespace, name) as str, ("", "") when either is empty; h: the pair's hash2,
@@ -440,8 +449,8 @@ static int32_t pair_id(state_t *st, uint64_t h, const char *ns, Py_ssize_t nsn, 
     slot_t *x = table_slot_h(&st->t_pair, h, ns, nsn, name, namen);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
-    PyObject *v = (nsn == 0 || namen == 0) ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", ns, nsn, name, namen);
-    return fill(x, v, st->keys);
+    pair_t v = {ns, (nsn == 0 || namen == 0) ? -1 : nsn, name, namen};
+    return fill(x, &st->n_keys, &st->keys, &v, sizeof v);
 }
 
 /* batch._workload_text of a DRS item's "ns/name": WorkloadKey.parse, one '/' between a
@@ -453,15 +462,46 @@ static int32_t wltext_id(state_t *st, const char *s, Py_ssize_t n) {
     if (x->id >= 0) return x->id;
     const char *slash = memchr(s, '/', (size_t)n);
     Py_ssize_t nsn = slash == NULL ? 0 : slash - s, namen = slash == NULL ? 0 : n - nsn - 1;
-    PyObject *v = (nsn == 0 || namen == 0 || memchr(slash + 1, '/', (size_t)namen) != NULL)
-        ? Py_BuildValue("(ss)", "", "") : Py_BuildValue("(s#s#)", s, nsn, slash + 1, namen);
-    return fill(x, v, st->keys);
+    int empty = nsn == 0 || namen == 0 || memchr(slash + 1, '/', (size_t)namen) != NULL;
+    pair_t v = {s, empty ? -1 : nsn, empty ? s : slash + 1, namen};
+    return fill(x, &st->n_keys, &st->keys, &v, sizeof v);
 }
 
 static const double POW10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
-/* scanner._ts with its arithmetic (batch.times'); NaN where it gives None; -2 on a Python error */
+static inline int digits2(const char *s, int *v) {
+    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9') return 0;
+    *v = (s[0] - '0') * 10 + (s[1] - '0');
+    return 1;
+}
+
+/* batch._base of a whole second "YYYY-MM-DDTHH:MM:SS" in the form timeparse._second reads
+ * itself: the datetime it makes (year 1-9999, a real day, 00-23, 00-59, 00-59) as UTC seconds,
+ * which a double holds exactly. 0 for anything else, whose line scanner._ts reads. */
+static int strict_base(const char *s, double *out) {
+    int c, y, mo, d, h, mi, se;
+    if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || !digits2(s, &c)
+        || !digits2(s + 2, &y) || !digits2(s + 5, &mo) || !digits2(s + 8, &d) || !digits2(s + 11, &h)
+        || !digits2(s + 14, &mi) || !digits2(s + 17, &se))
+        return 0;
+    y += 100 * c;
+    static const int MDAYS[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > MDAYS[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 || se > 59)
+        return 0;
+    /* days from 1970-01-01 of the proleptic Gregorian date (the civil-from-days inverse) */
+    int64_t yy = mo <= 2 ? y - 1 : y;
+    int64_t era = yy / 400, yoe = yy - era * 400;   /* yy >= 0 */
+    int64_t doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+    int64_t days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+    *out = (double)(days * 86400 + h * 3600 + mi * 60 + se);
+    return 1;
+}
+
+/* scanner._ts with its arithmetic (batch.times'): 0, the time in *out; or the line's time is
+ * one scanner._ts reads once the pass is over (st->late_k, *out NaN until then); -1: out of memory */
 static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
+    st->late_k = -1;
     if (n > 21 && n < 31 && s[19] == '.' && s[n - 1] == 'Z') {
         int64_t frac = 0;
         Py_ssize_t m = n - 21, i;
@@ -471,14 +511,7 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
         }
         if (i == n - 1) {
             if (!st->have_head || !eqn(st->last_head, s, 19)) {
-                PyObject *h = PyBytes_FromStringAndSize(s, 19);
-                if (h == NULL) return -2;
-                PyObject *r = PyObject_CallOneArg(C.base_of, h);
-                Py_DECREF(h);
-                if (r == NULL) return -2;
-                st->last_base = PyFloat_AsDouble(r);
-                Py_DECREF(r);
-                if (st->last_base == -1.0 && PyErr_Occurred()) return -2;
+                if (!strict_base(s, &st->last_base)) st->last_base = NAN;
                 memcpy(st->last_head, s, 19);
                 st->have_head = 1;
             }
@@ -488,15 +521,11 @@ static int parse_time(state_t *st, const char *s, Py_ssize_t n, double *out) {
             }
         }
     }
-    PyObject *t = PyBytes_FromStringAndSize(s, n);
-    if (t == NULL) return -2;
-    PyObject *r = PyObject_CallOneArg(C.ts_fallback, t);
-    Py_DECREF(t);
-    if (r == NULL) return -2;
-    if (r == Py_None) *out = NAN;
-    else *out = PyFloat_AsDouble(r);
-    Py_DECREF(r);
-    if (*out == -1.0 && PyErr_Occurred()) return -2;
+    span_t v = {s, n};
+    Py_ssize_t k = st->late.n / (Py_ssize_t)sizeof v;
+    if (k >= INT32_MAX || vec_push(&st->late, &v, sizeof v) < 0) return -1;
+    st->late_k = (int32_t)k;
+    *out = NAN;
     return 0;
 }
 
@@ -510,11 +539,15 @@ static int emit_op(state_t *st, int8_t code, int64_t place, int32_t sub, double 
         vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux};
         Py_ssize_t size[] = {1, 8, 4, 8, 4, 4, 4}, ops = st->code.n ? 2 * st->code.n : 4096;
         for (int i = 0; i < 7; i++) {
-            char *p = PyMem_Realloc(v[i]->p, (size_t)(ops * size[i]));
-            if (p == NULL) { PyErr_NoMemory(); return -1; }
+            char *p = PyMem_RawRealloc(v[i]->p, (size_t)(ops * size[i]));
+            if (p == NULL) return -1;
             v[i]->p = p;
             v[i]->cap = ops * size[i];
         }
+    }
+    if (st->late_k >= 0) {   /* its time comes later (parse_time) */
+        fix_t f = {st->code.n, st->late_k};
+        if (vec_push(&st->fixes, &f, sizeof f) < 0) return -1;
     }
     PUT(st->code, code);
     PUT(st->place, place);
@@ -533,7 +566,7 @@ static int emit(state_t *st, int8_t code, int64_t place, int32_t sub, double ts,
     return emit_op(st, code, place, sub, ts, cq, wl, aux);
 }
 
-static void seen(state_t *st, double ts) {
+static void seen(state_t *st, double ts) {   /* (a late time's bounds: fs_scan, when it is read) */
     st->n_seen++;
     if (!isnan(ts)) {
         if (ts < st->lo) st->lo = ts;
@@ -763,10 +796,8 @@ static int take_drs(state_t *st, const char *ls, const char *e, int64_t place) {
     double t;
     if (taken_at(st, ts, tsn, &t) < 0) return -1;
     if (nz) {
-        Py_ssize_t x = PyList_GET_SIZE(st->extras);
-        PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
-        if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
-        Py_DECREF(raw);
+        int x = raw_line(st, ls, e);
+        if (x < 0) return -1;
         for (int i = 0; i < nz; i++)
             if (emit(st, (int8_t)C.op_drs_zero, place, i, t, 0, wltext_id(st, zw[i], zn[i]), (int32_t)x) < 0)
                 return -1;
@@ -789,12 +820,10 @@ static int cycle_of(const char *s, Py_ssize_t n, int32_t *out) {
 
 /* The line [ls, e) appended to the run's extras (the examples' raw lines): its index, or -1. */
 static int raw_line(state_t *st, const char *ls, const char *e) {
-    Py_ssize_t x = PyList_GET_SIZE(st->extras);
-    if (x >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run"); return -1; }
-    PyObject *raw = PyBytes_FromStringAndSize(ls, e - ls);
-    if (raw == NULL || PyList_Append(st->extras, raw) < 0) { Py_XDECREF(raw); return -1; }
-    Py_DECREF(raw);
-    return (int)x;
+    span_t v = {ls, e - ls};
+    Py_ssize_t x = st->extras.n / (Py_ssize_t)sizeof v;
+    if (x >= INT32_MAX) { st->overflow = 1; return -1; }
+    return vec_push(&st->extras, &v, sizeof v) < 0 ? -1 : (int)x;
 }
 
 /* scanner._ONGOING_LINE, a victim's "Preemption ongoing" or "... already issued": an
@@ -855,14 +884,8 @@ static int take_cycle(state_t *st, const char *ls, const char *e, int64_t place)
         if (x == d) return 0;
     }
     if (x != q) return 0;
-    char text[48];
-    memcpy(text, s, (size_t)(q - s));
-    text[q - s] = '\0';
-    char *end;
-    double d = PyOS_string_to_double(text, &end, NULL);
-    if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
-    if (end != text + (q - s)) return 0;
-    return (vec_push(&st->dur_place, &place, 8) < 0 || vec_push(&st->dur, &d, 8) < 0) ? -1 : 1;
+    span_t text = {s, q - s};   /* read by float()'s own function with the GIL (durations_read) */
+    return (vec_push(&st->dur_place, &place, 8) < 0 || vec_push(&st->dur_text, &text, sizeof text) < 0) ? -1 : 1;
 }
 
 /* scanner._keep_evaluated: plain admissions and nominations change no evidence. Its
@@ -920,9 +943,8 @@ static int line_done(run_t *r, const char *le) {
         if (took < 0) return -1;
     }
     if (!took) {
-        PyObject *span = Py_BuildValue("(nni)", (Py_ssize_t)(ls - r->base), (Py_ssize_t)(le - r->base), kind);
-        if (span == NULL || PyList_Append(r->st->rest, span) < 0) { Py_XDECREF(span); return -1; }
-        Py_DECREF(span);
+        rest_t x = {ls - r->base, le - r->base, kind};
+        if (vec_push(&r->st->rest, &x, sizeof x) < 0) return -1;
     }
     return 0;
 }
@@ -1135,11 +1157,8 @@ static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop)
         }
         hi = *stop = run_end(r, r->ls, hi);
     }
-    if (rc < 0 && find(r->ls, hi, C.filt[N_ERROR].n) != NULL) {
-        /* the error prefix further on: the run is the general path's, as if no line had been read */
-        PyErr_Clear();
-        rc = 1;
-    }
+    if (rc < 0 && find(r->ls, hi, C.filt[N_ERROR].n) != NULL)
+        rc = 1;   /* the error prefix further on: the run is the general path's, as if no line had been read */
     return rc;
 }
 
@@ -1152,6 +1171,80 @@ static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop)
  * scan(buf, a, b, True), the walk: buf[a:b] whole lines, of which the run is those up to the
  * first odd one (candidates.Hits.odd), found in the same pass: (what scan gives of the run,
  * where it ends, the length of its longest line), so a range is walked once (scanner.py). */
+/* --- what the pass found, as Python objects (with the GIL) ------------------------------------ */
+
+static PyObject *spans_list(const vec_t *v, int text) {   /* str (ASCII) or bytes of each span_t */
+    Py_ssize_t n = v->n / (Py_ssize_t)sizeof(span_t);
+    const span_t *x = (const span_t *)v->p;
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *o = text ? PyUnicode_DecodeASCII(x[i].p, x[i].n, "strict") : PyBytes_FromStringAndSize(x[i].p, x[i].n);
+        if (o == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, o);
+    }
+    return out;
+}
+
+static PyObject *keys_list(const vec_t *v) {   /* (namespace, name) of each pair_t */
+    Py_ssize_t n = v->n / (Py_ssize_t)sizeof(pair_t);
+    const pair_t *x = (const pair_t *)v->p;
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *o = x[i].an < 0 ? Py_BuildValue("(ss)", "", "")
+                                  : Py_BuildValue("(s#s#)", x[i].a, x[i].an, x[i].b, x[i].bn);
+        if (o == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, o);
+    }
+    return out;
+}
+
+static PyObject *rest_list(const vec_t *v) {
+    Py_ssize_t n = v->n / (Py_ssize_t)sizeof(rest_t);
+    const rest_t *x = (const rest_t *)v->p;
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *o = Py_BuildValue("(nni)", (Py_ssize_t)x[i].start, (Py_ssize_t)x[i].end, (int)x[i].kind);
+        if (o == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, o);
+    }
+    return out;
+}
+
+/* The late times (parse_time) read by scanner._ts, into the ops that have them and the run's
+ * bounds; the cycles' durations read as float() reads them. 0, or -1 with a Python error. */
+static int late_read(state_t *st) {
+    Py_ssize_t n = st->late.n / (Py_ssize_t)sizeof(span_t), nf = st->fixes.n / (Py_ssize_t)sizeof(fix_t);
+    const span_t *late = (const span_t *)st->late.p;
+    const fix_t *fixes = (const fix_t *)st->fixes.p;
+    double *ts = (double *)st->ts.p, *value = n ? PyMem_Malloc((size_t)n * sizeof *value) : NULL;
+    if (n && value == NULL) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyBytes_FromStringAndSize(late[i].p, late[i].n);
+        PyObject *r = t == NULL ? NULL : PyObject_CallOneArg(C.ts_fallback, t);
+        Py_XDECREF(t);
+        value[i] = r == NULL || r == Py_None ? NAN : PyFloat_AsDouble(r);
+        Py_XDECREF(r);
+        if (r == NULL || (value[i] == -1.0 && PyErr_Occurred())) { PyMem_Free(value); return -1; }
+        if (!isnan(value[i])) {
+            if (value[i] < st->lo) st->lo = value[i];
+            if (value[i] > st->hi) st->hi = value[i];
+        }
+    }
+    for (Py_ssize_t i = 0; i < nf; i++) ts[fixes[i].op] = value[fixes[i].k];
+    PyMem_Free(value);
+    Py_ssize_t nd = st->dur_text.n / (Py_ssize_t)sizeof(span_t);
+    const span_t *dt = (const span_t *)st->dur_text.p;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        char text[48], *end;   /* (take_cycle: at most 40 bytes, a JSON number) */
+        memcpy(text, dt[i].p, (size_t)dt[i].n);
+        text[dt[i].n] = '\0';
+        double d = PyOS_string_to_double(text, &end, NULL);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+        if (vec_push(&st->dur, &d, 8) < 0) { PyErr_NoMemory(); return -1; }
+    }
+    return 0;
+}
+
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
@@ -1164,23 +1257,30 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     memset(&st, 0, sizeof st);
     st.lo = INFINITY;
     st.hi = -INFINITY;
-    st.texts = PyList_New(0);
-    st.keys = PyList_New(0);
-    st.extras = PyList_New(0);
-    st.rest = PyList_New(0);
+    st.late_k = -1;
     PyObject *out = NULL;
-    if (!st.texts || !st.keys || !st.extras || !st.rest) goto done;
     run_t r = {.st = &st, .base = base, .hi = hi, .end = base + view.len, .ls = lo, .odd_stop = walk};
     const char *stop = hi;
-    int rc = scan_run(&r, lo, hi, &stop);
-    if (rc < 0) goto done;
+    int rc;
+    /* The pass makes no Python object and calls no Python code (what it finds is kept as spans of
+     * the buffer, whose export keeps it in place), so other threads run meanwhile: the scanner's
+     * threads each scan a range at once (parallel.py). */
+    Py_BEGIN_ALLOW_THREADS
+    rc = scan_run(&r, lo, hi, &stop);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        if (st.overflow) PyErr_SetString(PyExc_OverflowError, "scan: too many raw lines in one run");
+        else PyErr_NoMemory();
+        goto done;
+    }
     if (rc > 0) {
         out = Py_NewRef(Py_None);
-    } else {
-        out = Py_BuildValue("(nNNNNNNNOOOnddONNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
-                        vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux), st.texts,
-                        st.keys, st.extras, st.n_seen, st.lo, st.hi, st.rest, vec_bytes(&st.dur_place),
-                        vec_bytes(&st.dur), r.conflicts ? Py_True : Py_False);
+    } else if (late_read(&st) == 0) {
+        out = Py_BuildValue("(nNNNNNNNNNNnddNNNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
+                            vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux),
+                            spans_list(&st.texts, 1), keys_list(&st.keys), spans_list(&st.extras, 0), st.n_seen, st.lo,
+                            st.hi, rest_list(&st.rest), vec_bytes(&st.dur_place), vec_bytes(&st.dur),
+                            r.conflicts ? Py_True : Py_False);
     }
     if (walk && out != NULL) out = Py_BuildValue("(Nnn)", out, (Py_ssize_t)(stop - base), r.longest);
 done:
@@ -1374,9 +1474,9 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     PyObject *mask = PyDict_GetItemString(cfg, "hash_mask");
     C.hash_mask = mask == NULL ? ~(uint64_t)0 : PyLong_AsUnsignedLongLongMask(mask);
     if (C.hash_mask == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    PyObject *fns[2];
-    const char *names[2] = {"ts_fallback", "base_of"};
-    for (int i = 0; i < 2; i++) {
+    PyObject *fns[1];
+    const char *names[1] = {"ts_fallback"};
+    for (int i = 0; i < 1; i++) {
         fns[i] = PyDict_GetItemString(cfg, names[i]);
         if (fns[i] == NULL || !PyCallable_Check(fns[i])) {
             PyErr_Format(PyExc_ValueError, "configure: %s must be callable", names[i]);
@@ -1384,7 +1484,6 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         }
     }
     C.ts_fallback = fns[0];
-    C.base_of = fns[1];
     if (configure_replay(cfg) < 0) return NULL;
     Py_INCREF(cfg);
     Py_XSETREF(C.keep, cfg);   /* the dict holds every literal and callable above */

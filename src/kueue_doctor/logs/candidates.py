@@ -10,6 +10,7 @@ alternation, the pure path the tests force to check both give the same reports.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,9 @@ def _hyperscan_db():
 
 
 _DB = None
+# a scratch space a thread: a database's own one cannot serve two scans at once, and the
+# scanner's threads (parallel.py) can each be in one
+_SCRATCH = threading.local()
 # The pure path: one alternation (leftmost match, first alternative on a tie), the error prefix
 # and the odd pairs, each a regex pass.
 _ALTERNATION = re.compile(b"|".join(b"(" + re.escape(p) + b")" for _, p in _MESSAGES))
@@ -124,10 +128,15 @@ def find(buf: bytes, a: int, b: int) -> Hits:
         if _DB is None:
             _DB = _hyperscan_db()
         db, kinds, lengths = _DB
+        scratch = getattr(_SCRATCH, "space", None)
+        if scratch is None or _SCRATCH.db is not db:
+            scratch = _SCRATCH.space = hyperscan.Scratch(db)
+            _SCRATCH.db = db
         raw: list = []
         # one int a hit (its end and pattern), the rest with numpy: the callback is the per-hit cost
         append = raw.append
-        db.scan(memoryview(buf)[a:b], match_event_handler=lambda i, _f, to, _fl, _c: append(to << 5 | i))
+        db.scan(memoryview(buf)[a:b], match_event_handler=lambda i, _f, to, _fl, _c: append(to << 5 | i),
+                scratch=scratch)
         hits = np.array(raw, np.int64)
         pattern = hits & 31
         end = a + (hits >> 5)

@@ -143,7 +143,6 @@ def _config() -> dict:
         "op_ongoing": batch.OP_ONGOING, "op_preemptor": batch.OP_PREEMPTOR, "no_cycle": batch.NO_CYCLE,
         "victim_type": Victim, "op_skip": batch.OP_SKIP, "op_skip_target": batch.OP_SKIP_TARGET,
         "ts_fallback": _ts,
-        "base_of": batch._base,
     }
 
 

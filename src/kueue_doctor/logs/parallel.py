@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import stat
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import cast
 
 from ..errors import InputError
@@ -29,6 +29,7 @@ from .signatures import Evidence
 PIECES_PER_RANGE = 8      # a range is this many read chunks (32 MiB with the default 4 MiB)
 AUTO_MIN_SIZE = 64 << 20  # below this, starting processes costs more than it saves
 IN_FLIGHT = 2             # ranges queued per worker: enough to keep workers busy, memory bounded
+THREADS = True            # threads where the compiled pass can run them (_threads_do); the tests turn it off
 
 
 def regular_file(name: str, stream) -> bool:
@@ -208,6 +209,16 @@ def _lines_of(f):
     return line_at
 
 
+def _threads_do(window: bool, fmt: str | None) -> bool:
+    """Threads, not processes, scan the ranges: where each range is a mapped one read by the
+    compiled extractor, whose pass holds no GIL (_fastscan.scan), so the threads run at once and
+    the tapes need neither pickling nor a copy-on-write heap. Elsewhere the per-line path is
+    Python code, which only processes run side by side."""
+    from . import fastpath, scanner
+
+    return THREADS and not window and fmt is None and scanner.BATCH and fastpath.module() is not None
+
+
 def scan_file(name: str, stream, stats: ReadStats, ev: Evidence, *, workers: int | None,
               chunk_size: int, max_line: int, fmt: str | None = None) -> None:
     before = ev.line_at
@@ -236,13 +247,20 @@ def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int |
             stats.add(part)
             apply(ev, tape)
         return
-    # fork: workers start in milliseconds with everything already imported.
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_start) as pool:
+    threads = _threads_do(window, fmt)
+    pool: Executor
+    if threads:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kueue-doctor-scan")
+    else:
+        # fork: workers start in milliseconds with everything already imported.
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_start)
+    with pool:
         todo = iter(ranges)
         pending: deque = deque()
-        with threads_stopped():   # the workers are forked as the first ranges are handed out
+        # the workers are forked as the first ranges are handed out
+        with contextlib.nullcontext() if threads else threads_stopped():
             for a, b in todo:
                 pending.append(pool.submit(scan_piece, name, a, b, chunk_size, max_line, window, fmt))
                 if len(pending) >= workers * IN_FLIGHT:
