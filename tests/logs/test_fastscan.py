@@ -537,6 +537,34 @@ def test_workload_keys_in_c_empty_the_cache_where_python_does(monkeypatch):
 
 
 @needs_extension
+@pytest.mark.parametrize("bound", [2, 1_000_000])
+def test_the_scans_keyed_workload_tables_are_the_keys_python_makes(monkeypatch, bound):
+    from kueue_doctor.keys import WorkloadKey
+    from kueue_doctor.logs import batch
+
+    monkeypatch.setattr(batch, "KEYS_BOUND", bound)
+    monkeypatch.setattr(fastpath, "_CONFIGURED", False)   # the extension's own key table: bounded likewise
+    fast = fastpath.module()
+    lines = []
+    for i in range(24):
+        head = ("Level(-2)", "2026-08-20T10:00:00.5Z", _TEMPLATES["admitted"][1], 3)
+        lines.append(_TEMPLATES["admitted"][0] % (*head, f"job-{i % 9}", "" if i == 5 else "team-a", "cq-a"))
+    data = ("\n".join(lines) + "\n").encode()
+    plain = fast.scan(data, 0, len(data))[9]
+    keyed = fast.scan(data, 0, len(data), False, True)[9]
+    again = fast.scan(data, 0, len(data), False, True)[9]
+    assert keyed == plain == again and len(plain) == 10   # 9 named, one without a namespace
+    assert all(type(k) is tuple for k in plain) and ("", "") in plain and ("", "") in keyed
+    named = [k for k in keyed if k[0]]
+    assert all(type(k) is WorkloadKey for k in named) and all(type(k) is tuple for k in keyed if not k[0])
+    # kept across scans while under the bound, made again past it
+    assert all((a is b) == (bound > 100) for a, b in zip(named, (k for k in again if k[0]), strict=True))
+    assert batch._workload_keys(keyed, fast) == batch._workload_keys(plain, fast) == batch._workload_keys(plain)
+    monkeypatch.undo()
+    fastpath._CONFIGURED = False
+
+
+@needs_extension
 def test_workload_keys_refuse_what_is_not_a_pair_or_a_key_type():
     from kueue_doctor.keys import WorkloadKey
 

@@ -7,7 +7,6 @@ import click
 
 from ..logs import scan
 from ..logs.timeparse import parse_bound
-from ..report.logs_text import render
 from .output import EXIT_FOUND, EXIT_OK, EXIT_UNKNOWN, Output, fail_on_option, output_options
 from .progress import phase
 
@@ -44,7 +43,13 @@ def command(files: tuple[str, ...], since: str | None, until: str | None, out: O
     hi = parse_bound(until, option="--until")
     with phase("scanning " + ", ".join(files)):
         report = scan(list(files), since=lo, until=hi, grace=grace, workers=workers)
-    out.emit(KIND, report.to_json(), lambda con, wide: render(con, report, wide, verbose))
+
+    def text(con, wide: bool) -> None:
+        from ..report.logs_text import render  # (rich: not imported for a document)
+
+        render(con, report, wide, verbose)
+
+    out.emit(KIND, report.to_json(), text)
     if report.findings and fail_on == "finding":
         sys.exit(EXIT_FOUND)
     if report.lines and not report.parsed:

@@ -14,10 +14,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from ..errors import (  # noqa: F401 - the exit statuses are part of this module's interface
     EXIT_BAD_INPUT,
@@ -27,12 +26,14 @@ from ..errors import (  # noqa: F401 - the exit statuses are part of this module
     EXIT_UNKNOWN,
     InputError,
 )
-from ..report.text import console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 API_VERSION = "kueue-doctor.dev/v1alpha1"
 FORMATS = ("text", "wide", "json", "yaml")
 
-TextRenderer = Callable[[Console, bool], None]
+TextRenderer = Callable[["Console", bool], None]
 
 
 def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -73,6 +74,9 @@ class Output:
         if self.structured:
             self.write(dumps(document(kind, body), self.fmt) + "\n")
             return
+        # rich only for text: a document's start-up is the logs scan's (bench/logs_throughput.py)
+        from ..report.text import console
+
         if self.file in (None, "-"):
             text(console(), self.wide)
             return

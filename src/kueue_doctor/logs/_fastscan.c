@@ -67,6 +67,8 @@ static struct {
         op_skip_target;
     int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
+    PyTypeObject *key_type;      /* keys.WorkloadKey: a tuple subclass without slots (fs_workload_keys) */
+    Py_ssize_t keys_bound;       /* batch.KEYS_BOUND */
 } C;
 
 #define LIT(i) (C.lit[(i)])
@@ -1007,9 +1009,10 @@ static inline int needle_at(const char *q, const char *hi, int k) {
 
 /* The (buf, a, b[, flag]) arguments of scan, odd and lines: the buffer, a and b checked inside
  * it; ``flag`` (NULL: not taken) scan's walk. */
-static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag) {
+static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag, int *keyed) {
     PyObject *obj;
-    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|p", &obj, a, b, flag) : !PyArg_ParseTuple(args, "Onn", &obj, a, b))
+    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|pp", &obj, a, b, flag, keyed)
+                     : !PyArg_ParseTuple(args, "Onn", &obj, a, b))
         return -1;
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
     if (*a < 0 || *b < *a || *b > view->len) {
@@ -1185,13 +1188,66 @@ static PyObject *spans_list(const vec_t *v, int text) {   /* str (ASCII) or byte
     return out;
 }
 
-static PyObject *keys_list(const vec_t *v) {   /* (namespace, name) of each pair_t */
+/* The workload keys made so far, by their (namespace, name) bytes, kept across calls (touched with
+ * the GIL only): a busy log's runs name mostly the same workloads, and a key found here costs
+ * neither its two strings nor the batch._KEYS lookup (bounded as _KEYS is). */
+static table_t KEYC;
+static PyObject **KEYV;
+static Py_ssize_t KEYV_N, KEYV_CAP;
+
+static void keys_forget(void) {
+    for (Py_ssize_t i = 0; i < KEYV_N; i++) Py_DECREF(KEYV[i]);
+    KEYV_N = 0;
+    PyMem_RawFree(KEYC.raw);
+    PyMem_RawFree(KEYC.bytes.p);
+    memset(&KEYC, 0, sizeof KEYC);
+}
+
+/* keys.WorkloadKey(namespace, name), as fs_workload_keys makes one */
+static PyObject *key_made(const pair_t *x) {
+    PyObject *made = C.key_type->tp_alloc(C.key_type, 2);
+    PyObject *ns = PyUnicode_FromStringAndSize(x->a, x->an), *name = PyUnicode_FromStringAndSize(x->b, x->bn);
+    if (made == NULL || ns == NULL || name == NULL) {
+        Py_XDECREF(made);
+        Py_XDECREF(ns);
+        Py_XDECREF(name);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(made, 0, ns);
+    PyTuple_SET_ITEM(made, 1, name);
+    return made;
+}
+
+/* The key of a pair_t from KEYC, made and kept there when missing (a new reference) */
+static PyObject *key_of(const pair_t *x) {
+    if (KEYV_N > C.keys_bound) keys_forget();
+    slot_t *slot = table_slot(&KEYC, x->a, x->an, x->b, x->bn);
+    if (slot == NULL) return PyErr_NoMemory();
+    if (slot->id >= 0) return Py_NewRef(KEYV[slot->id]);
+    if (KEYV_N == KEYV_CAP) {
+        Py_ssize_t cap = KEYV_CAP ? 2 * KEYV_CAP : 4096;
+        PyObject **v = PyMem_RawRealloc(KEYV, (size_t)cap * sizeof *v);
+        if (v == NULL || cap > INT32_MAX) { if (v != NULL) KEYV = v; return PyErr_NoMemory(); }
+        KEYV = v;
+        KEYV_CAP = cap;
+    }
+    PyObject *made = key_made(x);
+    if (made == NULL) return NULL;
+    slot->id = (int32_t)KEYV_N;
+    KEYV[KEYV_N++] = Py_NewRef(made);
+    return made;
+}
+
+/* The run's workload table: (namespace, name) of each pair_t, ("", "") for an empty one; with
+ * ``keyed``, keys.WorkloadKey instead of the tuple of a named one (key_of), which
+ * batch._workload_keys then passes on as it is. */
+static PyObject *keys_list(const vec_t *v, int keyed) {
     Py_ssize_t n = v->n / (Py_ssize_t)sizeof(pair_t);
     const pair_t *x = (const pair_t *)v->p;
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         PyObject *o = x[i].an < 0 ? Py_BuildValue("(ss)", "", "")
-                                  : Py_BuildValue("(s#s#)", x[i].a, x[i].an, x[i].b, x[i].bn);
+                      : keyed ? key_of(&x[i]) : Py_BuildValue("(s#s#)", x[i].a, x[i].an, x[i].b, x[i].bn);
         if (o == NULL) Py_CLEAR(out);
         else PyList_SET_ITEM(out, i, o);
     }
@@ -1250,8 +1306,8 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
     Py_ssize_t a, b;
     Py_buffer view;
-    int walk = 0;
-    if (range_view(args, &view, &a, &b, &walk) < 0) return NULL;
+    int walk = 0, keyed = 0;
+    if (range_view(args, &view, &a, &b, &walk, &keyed) < 0) return NULL;
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     state_t st;
     memset(&st, 0, sizeof st);
@@ -1278,7 +1334,7 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     } else if (late_read(&st) == 0) {
         out = Py_BuildValue("(nNNNNNNNNNNnddNNNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                             vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux),
-                            spans_list(&st.texts, 1), keys_list(&st.keys), spans_list(&st.extras, 0), st.n_seen, st.lo,
+                            spans_list(&st.texts, 1), keys_list(&st.keys, keyed), spans_list(&st.extras, 0), st.n_seen, st.lo,
                             st.hi, rest_list(&st.rest), vec_bytes(&st.dur_place), vec_bytes(&st.dur),
                             r.conflicts ? Py_True : Py_False);
     }
@@ -1313,7 +1369,7 @@ static int odd_lines(const char *base, const char *ls, const char *hi, PyObject 
 static PyObject *odd_of(PyObject *args, Py_ssize_t *longest) {
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b, NULL) < 0) return NULL;
+    if (range_view(args, &view, &a, &b, NULL, NULL) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (out != NULL && odd_lines(view.buf, (const char *)view.buf + a, (const char *)view.buf + b, out, longest) < 0)
         Py_CLEAR(out);
@@ -1484,6 +1540,18 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
         }
     }
     C.ts_fallback = fns[0];
+    PyObject *kt = PyDict_GetItemString(cfg, "workload_type");
+    if (kt == NULL || !PyType_Check(kt) || !PyType_IsSubtype((PyTypeObject *)kt, &PyTuple_Type)
+        || ((PyTypeObject *)kt)->tp_basicsize != PyTuple_Type.tp_basicsize
+        || ((PyTypeObject *)kt)->tp_itemsize != PyTuple_Type.tp_itemsize) {
+        PyErr_SetString(PyExc_ValueError, "configure: workload_type must be a tuple subclass without slots");
+        return NULL;
+    }
+    int bound;
+    if (get_int(cfg, "keys_bound", &bound) < 0) return NULL;
+    keys_forget();   /* (keys of another type, or another bound) */
+    C.key_type = (PyTypeObject *)kt;
+    C.keys_bound = bound;
     if (configure_replay(cfg) < 0) return NULL;
     Py_INCREF(cfg);
     Py_XSETREF(C.keep, cfg);   /* the dict holds every literal and callable above */
@@ -2067,6 +2135,10 @@ static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
             goto fail;
         }
         PyObject *pair = PyList_GET_ITEM(pairs, i);
+        if (Py_IS_TYPE(pair, tp)) {   /* made by the scan (key_of): the key itself */
+            PyList_SET_ITEM(out, i, Py_NewRef(pair));
+            continue;
+        }
         if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
             PyErr_SetString(PyExc_TypeError, "workload_keys: a pair is not a (namespace, name) tuple");
             goto fail;

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..keys import WorkloadKey
 from ..kueue.logvocab import (
     ASSIGNMENT_BORROWING,
     CALLER,
@@ -143,6 +144,7 @@ def _config() -> dict:
         "op_ongoing": batch.OP_ONGOING, "op_preemptor": batch.OP_PREEMPTOR, "no_cycle": batch.NO_CYCLE,
         "victim_type": Victim, "op_skip": batch.OP_SKIP, "op_skip_target": batch.OP_SKIP_TARGET,
         "ts_fallback": _ts,
+        "workload_type": WorkloadKey, "keys_bound": batch.KEYS_BOUND,
     }
 
 

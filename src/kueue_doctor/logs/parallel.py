@@ -13,11 +13,10 @@ import gc
 import io
 import itertools
 import mmap
-import multiprocessing
 import os
 import stat
 from collections import deque
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import cast
 
 from ..errors import InputError
@@ -146,8 +145,11 @@ _worker_keys: dict | None = None
 
 def _worker_start() -> None:
     global _worker_keys
+    from . import scanner
+
     gc.enable()   # off in the main process while the Evidence grows (scanner.scan)
     _worker_keys = {}
+    scanner.KEYED = False
 
 
 def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int, window: bool,
@@ -252,7 +254,11 @@ def _scan_file(name: str, stream, stats: ReadStats, ev: Evidence, workers: int |
     if threads:
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kueue-doctor-scan")
     else:
-        # fork: workers start in milliseconds with everything already imported.
+        # fork: workers start in milliseconds with everything already imported. (Imported here:
+        # a tenth of the start-up the threads' scan does not need.)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_start)

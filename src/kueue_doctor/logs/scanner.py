@@ -329,7 +329,7 @@ def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape
     parallel._scan_mapped, which then reads it otherwise): ``stats`` and ``tape`` are partial."""
     pos = a
     while pos < b:
-        got, stop, longest = fast.scan(buf, pos, b, True)
+        got, stop, longest = fast.scan(buf, pos, b, True, KEYED)
         if max_line is not None and longest > max_line:
             return False
         if stop > pos:
@@ -612,6 +612,10 @@ def _general(line: bytes, stats: ReadStats, durations: list, emit, window: bool)
 
 _BATCHED = frozenset((_ADMITTED, _REQUEUED, _EVALUATED, _DRS))
 BATCH = True   # False: every line on its own, as with a window (the tests compare both)
+# The compiled pass's workload tables as keys.WorkloadKey (kept by the extension across runs)
+# rather than (namespace, name) tuples; off in a worker process (parallel.py), whose tapes are
+# pickled: a tuple pickles in C, a NamedTuple through Python code.
+KEYED = True
 
 
 def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_: bool, conflicts: bool) -> None:
