@@ -1009,9 +1009,10 @@ static inline int needle_at(const char *q, const char *hi, int k) {
 
 /* The (buf, a, b[, flag]) arguments of scan, odd and lines: the buffer, a and b checked inside
  * it; ``flag`` (NULL: not taken) scan's walk. */
-static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag, int *keyed) {
+static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag, int *keyed,
+                      Py_ssize_t *origin) {
     PyObject *obj;
-    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|pp", &obj, a, b, flag, keyed)
+    if (flag != NULL ? !PyArg_ParseTuple(args, "Onn|ppn", &obj, a, b, flag, keyed, origin)
                      : !PyArg_ParseTuple(args, "Onn", &obj, a, b))
         return -1;
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
@@ -1165,23 +1166,18 @@ static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop)
     return rc;
 }
 
-/* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
- * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
- * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
- * (start, end, kind) of every other candidate line, in order, dur_place and dur the places and
- * durations of the cycles' lines taken (int64 and double columns), conflicts whether the run
- * holds the conflict text anywhere.
- * scan(buf, a, b, True), the walk: buf[a:b] whole lines, of which the run is those up to the
- * first odd one (candidates.Hits.odd), found in the same pass: (what scan gives of the run,
- * where it ends, the length of its longest line), so a range is walked once (scanner.py). */
 /* --- what the pass found, as Python objects (with the GIL) ------------------------------------ */
 
-static PyObject *spans_list(const vec_t *v, int text) {   /* str (ASCII) or bytes of each span_t */
+/* str (ASCII) or bytes of each span_t; with ``origin`` >= 0 (the raw lines of a buffer that starts
+ * there in a file), each line's place in the file instead, as batch.Run.tape names them */
+static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize_t origin) {
     Py_ssize_t n = v->n / (Py_ssize_t)sizeof(span_t);
     const span_t *x = (const span_t *)v->p;
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *o = text ? PyUnicode_DecodeASCII(x[i].p, x[i].n, "strict") : PyBytes_FromStringAndSize(x[i].p, x[i].n);
+        PyObject *o = text ? PyUnicode_DecodeASCII(x[i].p, x[i].n, "strict")
+                      : origin >= 0 ? PyLong_FromSsize_t(origin + (x[i].p - base))
+                      : PyBytes_FromStringAndSize(x[i].p, x[i].n);
         if (o == NULL) Py_CLEAR(out);
         else PyList_SET_ITEM(out, i, o);
     }
@@ -1301,13 +1297,30 @@ static int late_read(state_t *st) {
     return 0;
 }
 
+/* scan(buf, a, b): buf[a:b] whole zap JSON lines, none at error level. None if the error prefix
+ * is in it (the caller's general path handles those ranges); else (lines, code, place, sub, ts,
+ * cq, wl, aux, texts, keys, extras, seen, lo, hi, rest, dur_place, dur, conflicts), rest the
+ * (start, end, kind) of every other candidate line, in order, dur_place and dur the places and
+ * durations of the cycles' lines taken (int64 and double columns), conflicts whether the run
+ * holds the conflict text anywhere.
+ * scan(buf, a, b, True), the walk: buf[a:b] whole lines, of which the run is those up to the
+ * first odd one (candidates.Hits.odd), found in the same pass: (what scan gives of the run,
+ * where it ends, the length of its longest line), so a range is walked once (scanner.py).
+ * scan(buf, a, b, walk, keyed, origin): the workload table as keys (keys_list); the raw lines as
+ * their places in the file, ``origin`` being where buf starts there (-1: as bytes). */
 static PyObject *fs_scan(PyObject *self, PyObject *args) {
     (void)self;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
     Py_ssize_t a, b;
     Py_buffer view;
     int walk = 0, keyed = 0;
-    if (range_view(args, &view, &a, &b, &walk, &keyed) < 0) return NULL;
+    Py_ssize_t origin = -1;
+    if (range_view(args, &view, &a, &b, &walk, &keyed, &origin) < 0) return NULL;
+    if (origin < -1) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "scan: origin must be -1 (none) or a place in the file");
+        return NULL;
+    }
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     state_t st;
     memset(&st, 0, sizeof st);
@@ -1334,7 +1347,8 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     } else if (late_read(&st) == 0) {
         out = Py_BuildValue("(nNNNNNNNNNNnddNNNO)", r.lines, vec_bytes(&st.code), vec_bytes(&st.place), vec_bytes(&st.sub),
                             vec_bytes(&st.ts), vec_bytes(&st.cq), vec_bytes(&st.wl), vec_bytes(&st.aux),
-                            spans_list(&st.texts, 1), keys_list(&st.keys, keyed), spans_list(&st.extras, 0), st.n_seen, st.lo,
+                            spans_list(&st.texts, 1, base, -1), keys_list(&st.keys, keyed),
+                            spans_list(&st.extras, 0, base, origin), st.n_seen, st.lo,
                             st.hi, rest_list(&st.rest), vec_bytes(&st.dur_place), vec_bytes(&st.dur),
                             r.conflicts ? Py_True : Py_False);
     }
@@ -1369,7 +1383,7 @@ static int odd_lines(const char *base, const char *ls, const char *hi, PyObject 
 static PyObject *odd_of(PyObject *args, Py_ssize_t *longest) {
     Py_ssize_t a, b;
     Py_buffer view;
-    if (range_view(args, &view, &a, &b, NULL, NULL) < 0) return NULL;
+    if (range_view(args, &view, &a, &b, NULL, NULL, NULL) < 0) return NULL;
     PyObject *out = PyList_New(0);
     if (out != NULL && odd_lines(view.buf, (const char *)view.buf + a, (const char *)view.buf + b, out, longest) < 0)
         Py_CLEAR(out);

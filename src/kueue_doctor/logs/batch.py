@@ -172,6 +172,8 @@ class Run:
         self.n = 0
         self.lo = np.inf
         self.hi = -np.inf
+        self.ordered = False         # the columns are the compiled extractor's, in file order
+        self.placed_extras = False   # and its raw lines their places in the file (columns)
 
     def ids(self, col, table: dict, values: list, make) -> np.ndarray:
         for b in dict.fromkeys(col):
@@ -209,9 +211,10 @@ class Run:
         self.aux.append(zeros if aux is None else aux)
 
     def columns(self, code: bytes, place: bytes, sub: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes,
-                texts: list, keys: list, extras: list, n: int, lo: float, hi: float) -> None:
+                texts: list, keys: list, extras: list, n: int, lo: float, hi: float, placed: bool = False) -> None:
         """A run's operations as the compiled extractor gives them (fastpath.py): the columns as
-        bytes, its string and workload tables (this run's only ones) and what it saw."""
+        bytes, in file order, its string and workload tables (this run's only ones) and what it
+        saw. ``placed``: its raw lines are their places in the file already."""
         if code:
             self.code.append(np.frombuffer(code, np.int8))
             self.place.append(np.frombuffer(place, np.int64))
@@ -222,6 +225,8 @@ class Run:
             self.aux.append(np.frombuffer(aux, np.int32))
         self.texts, self.keys, self.extras = texts, keys, extras
         self.n, self.lo, self.hi = n, lo, hi
+        self.ordered = True
+        self.placed_extras = placed
 
     def events(self, placed: list) -> None:
         """(place, event) of the per-line path."""
@@ -284,23 +289,36 @@ class Run:
         lines of DRS tournaments and victims become their places in the file."""
         if not self.place and not self.n:
             return None
-        if self.place:
+        if len(self.place) == 1 and self.ordered:
+            # the compiled extractor's columns alone: in file order already, and their raw lines
+            # named by their places where there is an origin (scanner.scan_range_compiled)
+            code, ts, cq, wl, aux = self.code[0], self.ts[0], self.cq[0], self.wl[0], self.aux[0]
+            none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
+            if origin is None or not self.placed_extras:
+                self._place_extras(code, aux, self.place[0], origin)
+        elif self.place:
             place, sub = np.concatenate(self.place), np.concatenate(self.sub)
             order = np.lexsort((sub, place))
             code, ts = np.concatenate(self.code)[order], np.concatenate(self.ts)[order]
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
-            if origin is not None:
-                drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING) | (code == OP_SKIP)
-                extras = self.extras
-                for x, at in zip(aux[drs].tolist(), place[order][drs].tolist(), strict=True):
-                    extras[x] = origin + at
+            self._place_extras(code, aux, place[order], origin)
         else:
             code = ts = cq = wl = aux = np.zeros(0, np.int8)
             none = []
         lo = None if self.lo == np.inf else self.lo
         hi = None if self.hi == -np.inf else self.hi
         return (code.tobytes(), ts, cq, wl, aux, none, self.texts, self.keys, self.extras, self.n, lo, hi)
+
+    def _place_extras(self, code: np.ndarray, aux: np.ndarray, place: np.ndarray, origin: int | None) -> None:
+        """The raw lines of DRS tournaments, victims and overlap skips as their places in the
+        file (``origin`` + their place in the buffer), read back for the few that become examples."""
+        if origin is None:
+            return
+        drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING) | (code == OP_SKIP)
+        extras = self.extras
+        for x, at in zip(aux[drs].tolist(), place[drs].tolist(), strict=True):
+            extras[x] = origin + at
 
 
 def _workload(pair: tuple) -> tuple[str, str]:

@@ -329,7 +329,8 @@ def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape
     parallel._scan_mapped, which then reads it otherwise): ``stats`` and ``tape`` are partial."""
     pos = a
     while pos < b:
-        got, stop, longest = fast.scan(buf, pos, b, True, KEYED)
+        # (with an origin, the raw lines come as their places: what batch.Run.tape makes of them)
+        got, stop, longest = fast.scan(buf, pos, b, True, KEYED, -1 if origin is None else origin)
         if max_line is not None and longest > max_line:
             return False
         if stop > pos:
@@ -366,7 +367,7 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
     stats.lines += lines
     stats.parsed += lines
     run = batch.Run()
-    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
+    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, origin is not None)
     cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
     _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
                 cycles, origin)
