@@ -1,7 +1,7 @@
-"""The compiled extractor's one pass reads a run in blocks of 64 bytes (AVX2 or SSE2 compares,
-or byte by byte at a run's end and where there is no vector unit): what it finds must not depend
+"""The compiled extractor's one pass reads a run in blocks of 64 bytes (AVX-512, AVX2 or SSE2
+compares, or byte by byte at a run's end and where there is no vector unit): what it finds must not depend
 on where a line, a message key, the error prefix, the conflict text or a non-ASCII byte falls
-against the blocks, on which of the three ways made a block's masks, or on a message sharing its
+against the blocks, on which of the four ways made a block's masks, or on a message sharing its
 first bytes with another; each way gives what the pure path gives."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from kueue_doctor.logs import fastpath
 from .test_batch import _log
 from .test_fastscan import _TEMPLATES, _pieces, _same_three_ways, needs_extension
 
-_LEVELS = [0, 1, 2]   # byte by byte, SSE2, AVX2 (each capped at what the CPU has)
+_LEVELS = [0, 1, 2, 3]   # byte by byte, SSE2, AVX2, AVX-512BW (each capped at what the CPU has)
 
 
 @pytest.fixture(params=_LEVELS)
@@ -53,7 +53,7 @@ def test_each_way_of_reading_blocks_gives_the_same_scan(mix):
             got.append([pickle.dumps(_scan(fast, data, a, b)) for a, b in zip([0, *ends], ends, strict=False)])
     finally:
         fast.configure(fastpath._config())
-    assert got[0] == got[1] == got[2]
+    assert got[0] == got[1] == got[2] == got[3]
 
 
 @needs_extension
