@@ -557,8 +557,9 @@ def test_the_scans_keyed_workload_tables_are_the_keys_python_makes(monkeypatch, 
     assert all(type(k) is tuple for k in plain) and ("", "") in plain and ("", "") in keyed
     named = [k for k in keyed if k[0]]
     assert all(type(k) is WorkloadKey for k in named) and all(type(k) is tuple for k in keyed if not k[0])
-    # kept across scans while under the bound, made again past it
+    # kept across scans while under the bound, made again past it; a namespace's str shared
     assert all((a is b) == (bound > 100) for a, b in zip(named, (k for k in again if k[0]), strict=True))
+    assert all((k[0] is named[0][0]) == (bound > 100) for k in named[3:])
     assert batch._workload_keys(keyed, fast) == batch._workload_keys(plain, fast) == batch._workload_keys(plain)
     monkeypatch.undo()
     fastpath._CONFIGURED = False

@@ -1207,6 +1207,13 @@ static int scan_run(run_t *r, const char *lo, const char *hi, const char **stop)
 
 /* --- what the pass found, as Python objects (with the GIL) ------------------------------------ */
 
+/* str of ASCII bytes (the lines the extension reads are ASCII): without the UTF-8 decoder */
+static PyObject *ascii_str(const char *s, Py_ssize_t n) {
+    PyObject *u = PyUnicode_New(n, 127);
+    if (u != NULL) memcpy(PyUnicode_1BYTE_DATA(u), s, (size_t)n);
+    return u;
+}
+
 /* str (ASCII) or bytes of each span_t; with ``origin`` >= 0 (the raw lines of a buffer that starts
  * there in a file), each line's place in the file instead, as batch.Run.tape names them */
 static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize_t origin) {
@@ -1214,7 +1221,7 @@ static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize
     const span_t *x = (const span_t *)v->p;
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        PyObject *o = text ? PyUnicode_DecodeASCII(x[i].p, x[i].n, "strict")
+        PyObject *o = text ? ascii_str(x[i].p, x[i].n)
                       : origin >= 0 ? PyLong_FromSsize_t(origin + (x[i].p - base))
                       : PyBytes_FromStringAndSize(x[i].p, x[i].n);
         if (o == NULL) Py_CLEAR(out);
@@ -1226,22 +1233,55 @@ static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize
 /* The workload keys made so far, by their (namespace, name) bytes, kept across calls (touched with
  * the GIL only): a busy log's runs name mostly the same workloads, and a key found here costs
  * neither its two strings nor the batch._KEYS lookup (bounded as _KEYS is). */
-static table_t KEYC;
-static PyObject **KEYV;
-static Py_ssize_t KEYV_N, KEYV_CAP;
+typedef struct { table_t t; PyObject **v; Py_ssize_t n, cap; } objtab_t;   /* bytes -> a Python object */
+static objtab_t KEYS, NAMESPACES;   /* the keys, and the namespaces their keys share */
+
+static void objtab_forget(objtab_t *o) {
+    for (Py_ssize_t i = 0; i < o->n; i++) Py_DECREF(o->v[i]);
+    o->n = 0;
+    PyMem_RawFree(o->t.raw);
+    PyMem_RawFree(o->t.bytes.p);
+    memset(&o->t, 0, sizeof o->t);
+}
 
 static void keys_forget(void) {
-    for (Py_ssize_t i = 0; i < KEYV_N; i++) Py_DECREF(KEYV[i]);
-    KEYV_N = 0;
-    PyMem_RawFree(KEYC.raw);
-    PyMem_RawFree(KEYC.bytes.p);
-    memset(&KEYC, 0, sizeof KEYC);
+    objtab_forget(&KEYS);
+    objtab_forget(&NAMESPACES);
+}
+
+/* The slot of (a, b) in o, and room for one more object; NULL (MemoryError) when out of memory */
+static slot_t *objtab_slot(objtab_t *o, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    slot_t *slot = table_slot(&o->t, a, an, b, bn);
+    if (slot == NULL) return (slot_t *)PyErr_NoMemory();
+    if (slot->id < 0 && o->n == o->cap) {
+        Py_ssize_t cap = o->cap ? 2 * o->cap : 4096;
+        PyObject **v = cap > INT32_MAX ? NULL : PyMem_RawRealloc(o->v, (size_t)cap * sizeof *v);
+        if (v == NULL) { slot->id = -1; return (slot_t *)PyErr_NoMemory(); }
+        o->v = v;
+        o->cap = cap;
+    }
+    return slot;
+}
+
+static PyObject *objtab_keep(objtab_t *o, slot_t *slot, PyObject *made) {   /* made: a new reference */
+    if (made == NULL) return NULL;
+    slot->id = (int32_t)o->n;
+    o->v[o->n++] = Py_NewRef(made);
+    return made;
+}
+
+/* A namespace's str, one object for all the keys in it (a new reference) */
+static PyObject *namespace_of(const char *s, Py_ssize_t n) {
+    slot_t *slot = objtab_slot(&NAMESPACES, s, n, "", 0);
+    if (slot == NULL) return NULL;
+    if (slot->id >= 0) return Py_NewRef(NAMESPACES.v[slot->id]);
+    return objtab_keep(&NAMESPACES, slot, ascii_str(s, n));
 }
 
 /* keys.WorkloadKey(namespace, name), as fs_workload_keys makes one */
 static PyObject *key_made(const pair_t *x) {
     PyObject *made = C.key_type->tp_alloc(C.key_type, 2);
-    PyObject *ns = PyUnicode_FromStringAndSize(x->a, x->an), *name = PyUnicode_FromStringAndSize(x->b, x->bn);
+    PyObject *ns = namespace_of(x->a, x->an), *name = ascii_str(x->b, x->bn);
     if (made == NULL || ns == NULL || name == NULL) {
         Py_XDECREF(made);
         Py_XDECREF(ns);
@@ -1255,22 +1295,11 @@ static PyObject *key_made(const pair_t *x) {
 
 /* The key of a pair_t from KEYC, made and kept there when missing (a new reference) */
 static PyObject *key_of(const pair_t *x) {
-    if (KEYV_N > C.keys_bound) keys_forget();
-    slot_t *slot = table_slot(&KEYC, x->a, x->an, x->b, x->bn);
-    if (slot == NULL) return PyErr_NoMemory();
-    if (slot->id >= 0) return Py_NewRef(KEYV[slot->id]);
-    if (KEYV_N == KEYV_CAP) {
-        Py_ssize_t cap = KEYV_CAP ? 2 * KEYV_CAP : 4096;
-        PyObject **v = PyMem_RawRealloc(KEYV, (size_t)cap * sizeof *v);
-        if (v == NULL || cap > INT32_MAX) { if (v != NULL) KEYV = v; return PyErr_NoMemory(); }
-        KEYV = v;
-        KEYV_CAP = cap;
-    }
-    PyObject *made = key_made(x);
-    if (made == NULL) return NULL;
-    slot->id = (int32_t)KEYV_N;
-    KEYV[KEYV_N++] = Py_NewRef(made);
-    return made;
+    if (KEYS.n > C.keys_bound || NAMESPACES.n > C.keys_bound) keys_forget();
+    slot_t *slot = objtab_slot(&KEYS, x->a, x->an, x->b, x->bn);
+    if (slot == NULL) return NULL;
+    if (slot->id >= 0) return Py_NewRef(KEYS.v[slot->id]);
+    return objtab_keep(&KEYS, slot, key_made(x));
 }
 
 /* The run's workload table: (namespace, name) of each pair_t, ("", "") for an empty one; with
