@@ -144,7 +144,10 @@ def compare(root: Path, nodes: int, workloads: int) -> None:
     import subprocess
     for fmt in ("yaml", "json"):
         if not (root / fmt / "manifest.json").exists():
-            generate(root / fmt, nodes, workloads, fmt)
+            # in a process of its own: a child forked from a parent holding the generated objects
+            # would have their pages in its peak RSS (ru_maxrss counts the moment before exec)
+            subprocess.run([sys.executable, __file__, str(root / fmt), "--nodes", str(nodes), "--workloads",
+                            str(workloads), "--format", fmt, "--generate-only"], check=True)
     size = sum(f.stat().st_size for f in (root / "yaml").glob("*.yaml")) / 1e6
     print(f"{root}: YAML {size:.0f} MB, JSON "
           f"{sum(f.stat().st_size for f in (root / 'json').glob('*.json')) / 1e6:.0f} MB")
@@ -182,6 +185,7 @@ def main() -> None:
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     folder = Path(args.folder)
     if args.child:
@@ -192,6 +196,8 @@ def main() -> None:
         t = time.perf_counter()
         generate(folder, args.nodes, args.workloads, args.format, violating=args.violating)
         print(f"wrote {folder} in {time.perf_counter() - t:.1f} s")
+        if args.generate_only:
+            return
     time_it(folder)
 
 

@@ -24,7 +24,8 @@ KIND = "LogReport"
 @click.option("--grace", type=float, default=60.0, show_default=True,
               help="Seconds a preemption victim may keep its quota before it counts as slow.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes for large regular files [default: one per CPU]; 1 reads in this process. "
+              help="Threads for large regular files (processes with --since/--until or a container "
+                   "runtime's log) [default: one per CPU]; 1 reads in this one. "
                    "The report is the same either way.")
 def command(files: tuple[str, ...], since: str | None, until: str | None, out: Output, legacy_format: str | None,
             fail_on: str, verbose: bool, grace: float, workers: int | None) -> None:

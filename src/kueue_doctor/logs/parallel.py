@@ -1,10 +1,11 @@
-"""Regular files: scan byte ranges cut at newlines, in worker processes, apply tapes in order.
+"""Regular files: scan byte ranges cut at newlines, in threads or worker processes, apply tapes in order.
 
 A range always starts at a line start, and every line means the same wherever the ranges are
 cut (see scanner.py), so the tapes applied in file order give the report one pass would. The
 ranges depend only on the file and ``chunk_size``, never on the number of workers, and a
 sequential scan walks the very same ranges. Streams (.gz, stdin) cannot be cut and stay in
-one process.
+one process. Threads where the compiled extractor reads every range (its pass holds no GIL),
+processes where the per-line path, Python code, does (_threads_do).
 """
 from __future__ import annotations
 

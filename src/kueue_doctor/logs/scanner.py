@@ -109,8 +109,9 @@ def scan(source, since: float | None = None, until: float | None = None, *,
     lines (bytes, or str that start with "{", contain a tab or end with a newline).
     ``since``/``until`` are seconds since the epoch; records outside are ignored (the line
     counts still cover everything read). ``grace`` is how long a preemption victim may keep its
-    quota before it counts as slow. ``workers``: processes for regular files (None: one per CPU
-    for files over a few chunks, 1: none); streams (.gz, stdin, lines) are read in this process.
+    quota before it counts as slow. ``workers``: threads (or processes, see parallel.py) for
+    regular files (None: one per CPU for files over a few chunks, 1: none); streams (.gz,
+    stdin, lines) are read in this process.
     The report does not depend on ``workers`` or ``chunk_size``.
     """
     # the collector off while the evidence grows (each pass walked all of it, for nothing: it
