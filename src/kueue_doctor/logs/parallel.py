@@ -158,14 +158,15 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
     """One range of a file: its line counts and its tape. A runtime's log (``fmt``) is
     unwrapped first; its ranges start after whole lines, so no split line crosses one."""
     stats, tape = _scan_piece(path, start, stop, chunk_size, max_line, window, fmt)
+    if _worker_keys is None:   # in this process (threads, or one worker): the tape is not shipped
+        return stats, tape
+    from .batch import share_keys
+    from .scanner import _OPS, thin_examples
+
     if not window:
-        from .scanner import thin_examples
         thin_examples(tape)
-    if _worker_keys is not None:
-        from .batch import share_keys
-        from .scanner import _OPS
-        worker = os.getpid()
-        tape = [(_OPS, share_keys(e[1], _worker_keys, worker)) if e[0] == _OPS else e for e in tape]
+    worker = os.getpid()
+    tape = [(_OPS, share_keys(e[1], _worker_keys, worker)) if e[0] == _OPS else e for e in tape]
     return stats, tape
 
 
