@@ -1230,6 +1230,27 @@ static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize
     return out;
 }
 
+/* keys.WorkloadKey is a NamedTuple: a tuple subclass with no slots of its own, so an instance is
+ * its type's allocation with the two items, what tuple.__new__ makes of it (without the call
+ * through the NamedTuple's Python __new__) */
+static int key_type_ok(PyTypeObject *tp) {
+    return PyType_IsSubtype(tp, &PyTuple_Type) && tp->tp_basicsize == PyTuple_Type.tp_basicsize
+           && tp->tp_itemsize == PyTuple_Type.tp_itemsize;
+}
+
+/* tp(ns, name), stealing both references (either NULL: NULL, both released) */
+static PyObject *key_new(PyTypeObject *tp, PyObject *ns, PyObject *name) {
+    PyObject *made = ns == NULL || name == NULL ? NULL : tp->tp_alloc(tp, 2);
+    if (made == NULL) {
+        Py_XDECREF(ns);
+        Py_XDECREF(name);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(made, 0, ns);
+    PyTuple_SET_ITEM(made, 1, name);
+    return made;
+}
+
 /* The workload keys made so far, by their (namespace, name) bytes, kept across calls (touched with
  * the GIL only): a busy log's runs name mostly the same workloads, and a key found here costs
  * neither its two strings nor the batch._KEYS lookup (bounded as _KEYS is). */
@@ -1278,28 +1299,13 @@ static PyObject *namespace_of(const char *s, Py_ssize_t n) {
     return objtab_keep(&NAMESPACES, slot, ascii_str(s, n));
 }
 
-/* keys.WorkloadKey(namespace, name), as fs_workload_keys makes one */
-static PyObject *key_made(const pair_t *x) {
-    PyObject *made = C.key_type->tp_alloc(C.key_type, 2);
-    PyObject *ns = namespace_of(x->a, x->an), *name = ascii_str(x->b, x->bn);
-    if (made == NULL || ns == NULL || name == NULL) {
-        Py_XDECREF(made);
-        Py_XDECREF(ns);
-        Py_XDECREF(name);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(made, 0, ns);
-    PyTuple_SET_ITEM(made, 1, name);
-    return made;
-}
-
-/* The key of a pair_t from KEYC, made and kept there when missing (a new reference) */
+/* The key of a pair_t from KEYS, made and kept there when missing (a new reference) */
 static PyObject *key_of(const pair_t *x) {
     if (KEYS.n > C.keys_bound || NAMESPACES.n > C.keys_bound) keys_forget();
     slot_t *slot = objtab_slot(&KEYS, x->a, x->an, x->b, x->bn);
     if (slot == NULL) return NULL;
     if (slot->id >= 0) return Py_NewRef(KEYS.v[slot->id]);
-    return objtab_keep(&KEYS, slot, key_made(x));
+    return objtab_keep(&KEYS, slot, key_new(C.key_type, namespace_of(x->a, x->an), ascii_str(x->b, x->bn)));
 }
 
 /* The run's workload table: (namespace, name) of each pair_t, ("", "") for an empty one; with
@@ -1614,20 +1620,14 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
     PyObject *mask = PyDict_GetItemString(cfg, "hash_mask");
     C.hash_mask = mask == NULL ? ~(uint64_t)0 : PyLong_AsUnsignedLongLongMask(mask);
     if (C.hash_mask == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    PyObject *fns[1];
-    const char *names[1] = {"ts_fallback"};
-    for (int i = 0; i < 1; i++) {
-        fns[i] = PyDict_GetItemString(cfg, names[i]);
-        if (fns[i] == NULL || !PyCallable_Check(fns[i])) {
-            PyErr_Format(PyExc_ValueError, "configure: %s must be callable", names[i]);
-            return NULL;
-        }
+    PyObject *fallback = PyDict_GetItemString(cfg, "ts_fallback");
+    if (fallback == NULL || !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_ValueError, "configure: ts_fallback must be callable");
+        return NULL;
     }
-    C.ts_fallback = fns[0];
+    C.ts_fallback = fallback;
     PyObject *kt = PyDict_GetItemString(cfg, "workload_type");
-    if (kt == NULL || !PyType_Check(kt) || !PyType_IsSubtype((PyTypeObject *)kt, &PyTuple_Type)
-        || ((PyTypeObject *)kt)->tp_basicsize != PyTuple_Type.tp_basicsize
-        || ((PyTypeObject *)kt)->tp_itemsize != PyTuple_Type.tp_itemsize) {
+    if (kt == NULL || !PyType_Check(kt) || !key_type_ok((PyTypeObject *)kt)) {
         PyErr_SetString(PyExc_ValueError, "configure: workload_type must be a tuple subclass without slots");
         return NULL;
     }
@@ -2194,9 +2194,7 @@ static int configure_replay(PyObject *cfg) {
 /* workload_keys(pairs, cache, key_type, bound): batch._workload_keys, its Python twin: each
  * (namespace, name) pair's key from ``cache`` (batch._KEYS), a missing one made there (the cache
  * emptied first when it holds more than ``bound``), None for a pair whose namespace is empty.
- * ``key_type`` is keys.WorkloadKey, a NamedTuple: a tuple subclass with no slots of its own, so
- * an instance is its type's allocation with the two items, what tuple.__new__ makes of it
- * (without the call through the NamedTuple's Python __new__). A pair is a 2-tuple (the tables'
+ * ``key_type`` is keys.WorkloadKey (key_type_ok, key_new). A pair is a 2-tuple (the tables'
  * values, batch._workload); it is the cache's key, as an equal tuple is in workload_of. */
 static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
     (void)self;
@@ -2205,8 +2203,7 @@ static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O!n", &PyList_Type, &pairs, &PyDict_Type, &cache, &PyType_Type, &type, &bound))
         return NULL;
     PyTypeObject *tp = (PyTypeObject *)type;
-    if (!PyType_IsSubtype(tp, &PyTuple_Type) || tp->tp_basicsize != PyTuple_Type.tp_basicsize
-        || tp->tp_itemsize != PyTuple_Type.tp_itemsize) {
+    if (!key_type_ok(tp)) {
         PyErr_SetString(PyExc_TypeError, "workload_keys: the key type must be a tuple subclass without slots");
         return NULL;
     }
@@ -2242,10 +2239,8 @@ static PyObject *fs_workload_keys(PyObject *self, PyObject *args) {
             continue;
         }
         if (PyDict_GET_SIZE(cache) > bound) PyDict_Clear(cache);
-        PyObject *made = tp->tp_alloc(tp, 2);
+        PyObject *made = key_new(tp, Py_NewRef(PyTuple_GET_ITEM(pair, 0)), Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
         if (made == NULL) { Py_DECREF(pair); goto fail; }
-        PyTuple_SET_ITEM(made, 0, Py_NewRef(PyTuple_GET_ITEM(pair, 0)));
-        PyTuple_SET_ITEM(made, 1, Py_NewRef(PyTuple_GET_ITEM(pair, 1)));
         int rc = PyDict_SetItem(cache, pair, made);
         Py_DECREF(pair);
         PyList_SET_ITEM(out, i, made);   /* the list's reference; the cache holds its own */

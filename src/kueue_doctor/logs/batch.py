@@ -172,8 +172,7 @@ class Run:
         self.n = 0
         self.lo = np.inf
         self.hi = -np.inf
-        self.ordered = False         # the columns are the compiled extractor's, in file order
-        self.placed_extras = False   # and its raw lines their places in the file (columns)
+        self.ordered = False   # the columns are the compiled extractor's, in file order
 
     def ids(self, col, table: dict, values: list, make) -> np.ndarray:
         for b in dict.fromkeys(col):
@@ -211,10 +210,11 @@ class Run:
         self.aux.append(zeros if aux is None else aux)
 
     def columns(self, code: bytes, place: bytes, sub: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes,
-                texts: list, keys: list, extras: list, n: int, lo: float, hi: float, placed: bool = False) -> None:
+                texts: list, keys: list, extras: list, n: int, lo: float, hi: float) -> None:
         """A run's operations as the compiled extractor gives them (fastpath.py): the columns as
         bytes, in file order, its string and workload tables (this run's only ones) and what it
-        saw. ``placed``: its raw lines are their places in the file already."""
+        saw; its raw lines are their places in the file where the tape has an origin
+        (scanner.scan_range_compiled passes the extension the same one)."""
         if code:
             self.code.append(np.frombuffer(code, np.int8))
             self.place.append(np.frombuffer(place, np.int64))
@@ -226,7 +226,6 @@ class Run:
         self.texts, self.keys, self.extras = texts, keys, extras
         self.n, self.lo, self.hi = n, lo, hi
         self.ordered = True
-        self.placed_extras = placed
 
     def events(self, placed: list) -> None:
         """(place, event) of the per-line path."""
@@ -291,11 +290,9 @@ class Run:
             return None
         if len(self.place) == 1 and self.ordered:
             # the compiled extractor's columns alone: in file order already, and their raw lines
-            # named by their places where there is an origin (scanner.scan_range_compiled)
+            # named by their places where there is an origin (columns)
             code, ts, cq, wl, aux = self.code[0], self.ts[0], self.cq[0], self.wl[0], self.aux[0]
             none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
-            if origin is None or not self.placed_extras:
-                self._place_extras(code, aux, self.place[0], origin)
         elif self.place:
             place, sub = np.concatenate(self.place), np.concatenate(self.sub)
             order = np.lexsort((sub, place))

@@ -368,7 +368,7 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
     stats.lines += lines
     stats.parsed += lines
     run = batch.Run()
-    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, origin is not None)
+    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
     cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
     _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
                 cycles, origin)
