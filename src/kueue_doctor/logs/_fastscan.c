@@ -886,7 +886,7 @@ static int take_cycle(state_t *st, const char *ls, const char *e, int64_t place)
         if (x == d) return 0;
     }
     if (x != q) return 0;
-    span_t text = {s, q - s};   /* read by float()'s own function with the GIL (durations_read) */
+    span_t text = {s, q - s};   /* read by float()'s own function with the GIL (late_read) */
     return (vec_push(&st->dur_place, &place, 8) < 0 || vec_push(&st->dur_text, &text, sizeof text) < 0) ? -1 : 1;
 }
 
@@ -1007,8 +1007,9 @@ static inline int needle_at(const char *q, const char *hi, int k) {
     return hi - q >= n.n && eqn(q, n.p, n.n);
 }
 
-/* The (buf, a, b[, flag]) arguments of scan, odd and lines: the buffer, a and b checked inside
- * it; ``flag`` (NULL: not taken) scan's walk. */
+/* The (buf, a, b[, flag, keyed, origin]) arguments of scan and odd: the buffer, a and b checked
+ * inside it; ``flag`` (NULL: none of the three taken) scan's walk, ``keyed`` and ``origin`` its
+ * tables' forms (fs_scan). */
 static int range_view(PyObject *args, Py_buffer *view, Py_ssize_t *a, Py_ssize_t *b, int *flag, int *keyed,
                       Py_ssize_t *origin) {
     PyObject *obj;
@@ -1120,35 +1121,33 @@ __attribute__((target("avx2"))) static const char *blocks_avx2(run_t *r, const c
 
 /* AVX-512BW where the CPU has it: a block is one register, and each compare gives its 64-bit mask
  * itself (a needle's three compares chained through the mask), so a block is ten compares */
+typedef struct { int o[3]; __m512i c[3]; } needle512_t;   /* a needle's offsets and bytes, in registers */
+
+__attribute__((target("avx512f,avx512bw"))) static inline needle512_t needle512(int k) {
+    needle512_t n;
+    for (int j = 0; j < 3; j++) {
+        n.o[j] = C.filt[k].o[j];
+        n.c[j] = _mm512_set1_epi8((char)C.filt[k].c[j]);
+    }
+    return n;
+}
+
+__attribute__((target("avx512f,avx512bw"))) static inline uint64_t hits512(const char *p, const needle512_t *n) {
+    uint64_t m = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(p + n->o[0])), n->c[0]);
+    m = _mm512_mask_cmpeq_epi8_mask(m, _mm512_loadu_si512((const void *)(p + n->o[1])), n->c[1]);
+    return _mm512_mask_cmpeq_epi8_mask(m, _mm512_loadu_si512((const void *)(p + n->o[2])), n->c[2]);
+}
+
 __attribute__((target("avx512f,avx512bw"))) static const char *blocks_avx512(run_t *r, const char *p, const char *hi,
                                                                                int *rc) {
-    const int m0 = C.filt[N_MSG].o[0], m1 = C.filt[N_MSG].o[1], m2 = C.filt[N_MSG].o[2];
-    const int e0 = C.filt[N_ERROR].o[0], e1 = C.filt[N_ERROR].o[1], e2 = C.filt[N_ERROR].o[2];
-    const int f0 = C.filt[N_CONFLICT].o[0], f1 = C.filt[N_CONFLICT].o[1], f2 = C.filt[N_CONFLICT].o[2];
-    const __m512i nlc = _mm512_set1_epi8('\n'), mc0 = _mm512_set1_epi8((char)C.filt[N_MSG].c[0]),
-                  mc1 = _mm512_set1_epi8((char)C.filt[N_MSG].c[1]), mc2 = _mm512_set1_epi8((char)C.filt[N_MSG].c[2]),
-                  ec0 = _mm512_set1_epi8((char)C.filt[N_ERROR].c[0]), ec1 = _mm512_set1_epi8((char)C.filt[N_ERROR].c[1]),
-                  ec2 = _mm512_set1_epi8((char)C.filt[N_ERROR].c[2]),
-                  fc0 = _mm512_set1_epi8((char)C.filt[N_CONFLICT].c[0]),
-                  fc1 = _mm512_set1_epi8((char)C.filt[N_CONFLICT].c[1]),
-                  fc2 = _mm512_set1_epi8((char)C.filt[N_CONFLICT].c[2]);
+    const needle512_t msg = needle512(N_MSG), err = needle512(N_ERROR), conf = needle512(N_CONFLICT);
+    const __m512i nlc = _mm512_set1_epi8('\n');
     if (hi - p < BLOCK + C.reach) return p;
     const char *stop = hi - BLOCK - C.reach;
     for (; p <= stop; p += BLOCK) {
         __m512i a = _mm512_loadu_si512((const void *)p);
         uint64_t nl = _mm512_cmpeq_epi8_mask(a, nlc), high = _mm512_movepi8_mask(a);
-        uint64_t hm = _mm512_mask_cmpeq_epi8_mask(
-            _mm512_mask_cmpeq_epi8_mask(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(p + m0)), mc0),
-                                        _mm512_loadu_si512((const void *)(p + m1)), mc1),
-            _mm512_loadu_si512((const void *)(p + m2)), mc2);
-        uint64_t he = _mm512_mask_cmpeq_epi8_mask(
-            _mm512_mask_cmpeq_epi8_mask(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(p + e0)), ec0),
-                                        _mm512_loadu_si512((const void *)(p + e1)), ec1),
-            _mm512_loadu_si512((const void *)(p + e2)), ec2);
-        uint64_t hf = _mm512_mask_cmpeq_epi8_mask(
-            _mm512_mask_cmpeq_epi8_mask(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(p + f0)), fc0),
-                                        _mm512_loadu_si512((const void *)(p + f1)), fc1),
-            _mm512_loadu_si512((const void *)(p + f2)), fc2);
+        uint64_t hm = hits512(p, &msg), he = hits512(p, &err), hf = hits512(p, &conf);
         if ((nl | high | hm | he | hf) == 0) continue;
         masks_t m = {nl, high, {hm, he, hf}};
         if ((*rc = block(r, p, &m)) != 0) break;
