@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from kueue_doctor.logs import batch, scan, scanner
+from kueue_doctor.logs import ops, scan, scanner
 from kueue_doctor.logs.reader import ReadStats
 from kueue_doctor.logs.signatures import Evidence
 from tests.paths import REPO
@@ -156,10 +156,10 @@ def test_the_frequent_lines_take_the_batch_path():
     scanner.scan_range(data, 0, len(data), ReadStats(), tape, False)
     runs = [e[1] for e in tape if e[0] == scanner._OPS]
     codes = b"".join(r[0] for r in runs)
-    per_line = codes.count(bytes([batch.OP_EVENT]))
+    per_line = codes.count(bytes([ops.OP_EVENT]))
     assert len(codes) > 20 * per_line > 0     # the no-candidates lines stay per line
-    assert set(codes) == {batch.OP_ADMIT, batch.OP_REQUEUE, batch.OP_NOT_NOMINATED, batch.OP_DRS_ZERO,
-                          batch.OP_EVENT, batch.OP_ASSUMED}
+    assert set(codes) == {ops.OP_ADMIT, ops.OP_REQUEUE, ops.OP_NOT_NOMINATED, ops.OP_DRS_ZERO,
+                          ops.OP_EVENT, ops.OP_ASSUMED}
 
 
 def test_a_window_takes_the_per_line_path(tmp_path, monkeypatch):

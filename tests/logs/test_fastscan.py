@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_doctor.logs import batch, candidates, fastpath, scan, scanner
+from kueue_doctor.logs import candidates, fastpath, ops, scan, scanner
 from kueue_doctor.logs.reader import ReadStats
 from kueue_doctor.logs.signatures import Evidence
 from kueue_doctor.logs.timeparse import parse_ts
@@ -269,7 +269,7 @@ def _replay_lines(seed: int, n: int) -> list[str]:
 @needs_extension
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_compiled_replay_gives_the_pure_evidence(seed):
-    # the extension's replay (batch.apply_ops in C) against the Python loop, rule for rule
+    # the extension's replay (ops.apply_ops in C) against the Python loop, rule for rule
     data = ("\n".join(_replay_lines(seed, 8000)) + "\n").encode()
     _same_three_ways(data, _pieces(data, 1 << 16))
     _, state = _state(data, [len(data)], True, True)
@@ -277,6 +277,29 @@ def test_the_compiled_replay_gives_the_pure_evidence(seed):
     assert len(queues["cq-a"]["heads"]) == 1000    # the cap was reached: heads were forgotten
     assert state["drs_zero"] and state["retries"]
     assert dict(state["borrowing"]).keys() == {"cq-a", "cq-b"}   # assumed while borrowing, as operations
+
+
+@needs_extension
+def test_the_replay_counts_each_time_in_the_minute_python_gives_it():
+    # Evidence._minute is int(ts // 60) * 60; the compiled replay works it out itself (fmod, and
+    # Python's rounding of the quotient), before the epoch too, where the quotient is negative
+    from kueue_doctor.logs.timeparse import parse_ts
+
+    stamps = ["1969-12-31T23:59:59.5Z", "1969-12-31T23:59:00Z", "1969-12-31T23:58:59.999999999Z",
+              "1970-01-01T00:00:00Z", "2026-08-20T10:00:59.999999999Z", "2026-08-20T10:01:00Z",
+              "2026-08-20T10:00:00.000000001Z", "2262-04-11T23:47:16.854775807Z"]
+    lines = [_TEMPLATES[kind][0] % ("Level(-2)", stamp, _TEMPLATES[kind][1], i, f"job-{i}", "team-a", "cq-a",
+                                    *extra)
+             for i, stamp in enumerate(stamps)
+             for kind, extra in (("admitted", ()), ("requeued", ("team-a", "NoFit", "")))]
+    data = ("\n".join(lines) + "\n").encode()
+    _same_three_ways(data, [len(data)])
+    _, state = _state(data, [len(data)], True, True)
+    timeline = dict(dict(dict(state["queues"])["cq-a"])["timeline"])
+    minutes = [int(t // 60) * 60 for t in map(parse_ts, stamps) if t is not None]
+    assert len(minutes) == len(stamps) and min(minutes) == -120
+    assert sorted(timeline) == sorted(set(minutes))
+    assert sum(dict(c).get("admitted", 0) for c in timeline.values()) == len(stamps)
 
 
 @needs_extension
@@ -488,21 +511,19 @@ def test_the_replay_keeps_its_queues_apart_past_its_first_table():
     assert done.returncode == 0 and done.stdout.strip() == "same", (done.returncode, done.stderr[-2000:])
 
 
-# --- a run's workload table as keys (batch._workload_keys) ---------------------------------------
+# --- a run's workload table as keys (ops._workload_keys) ---------------------------------------
 
 def _keys_both_ways(pairs: list, cached: dict) -> tuple:
-    """batch._workload_keys of ``pairs`` in C and in Python, each from a copy of ``cached`` as
-    batch._KEYS: (C's list, its cache after, Python's list, its cache after)."""
-    from kueue_doctor.logs import batch
-
+    """ops._workload_keys of ``pairs`` in C and in Python, each from a copy of ``cached`` as
+    ops._KEYS: (C's list, its cache after, Python's list, its cache after)."""
     out = []
     for fast in (fastpath.module(), None):
-        saved = batch._KEYS
-        batch._KEYS = dict(cached)
+        saved = ops._KEYS
+        ops._KEYS = dict(cached)
         try:
-            out += [batch._workload_keys(list(pairs), fast), batch._KEYS]
+            out += [ops._workload_keys(list(pairs), fast), ops._KEYS]
         finally:
-            batch._KEYS = saved
+            ops._KEYS = saved
     return tuple(out)
 
 
@@ -527,9 +548,7 @@ def test_workload_keys_in_c_are_the_keys_python_makes():
 
 @needs_extension
 def test_workload_keys_in_c_empty_the_cache_where_python_does(monkeypatch):
-    from kueue_doctor.logs import batch
-
-    monkeypatch.setattr(batch, "KEYS_BOUND", 3)
+    monkeypatch.setattr(ops, "KEYS_BOUND", 3)
     pairs = [("ns", f"job-{i % 7}") for i in range(30)]
     got, got_cache, want, want_cache = _keys_both_ways(pairs, {})
     assert got == want and list(got_cache.items()) == list(want_cache.items())
@@ -540,9 +559,7 @@ def test_workload_keys_in_c_empty_the_cache_where_python_does(monkeypatch):
 @pytest.mark.parametrize("bound", [2, 1_000_000])
 def test_the_scans_keyed_workload_tables_are_the_keys_python_makes(monkeypatch, bound):
     from kueue_doctor.keys import WorkloadKey
-    from kueue_doctor.logs import batch
-
-    monkeypatch.setattr(batch, "KEYS_BOUND", bound)
+    monkeypatch.setattr(ops, "KEYS_BOUND", bound)
     monkeypatch.setattr(fastpath, "_CONFIGURED", False)   # the extension's own key table: bounded likewise
     fast = fastpath.module()
     lines = []
@@ -560,7 +577,7 @@ def test_the_scans_keyed_workload_tables_are_the_keys_python_makes(monkeypatch, 
     # kept across scans while under the bound, made again past it; a namespace's str shared
     assert all((a is b) == (bound > 100) for a, b in zip(named, (k for k in again if k[0]), strict=True))
     assert all((k[0] is named[0][0]) == (bound > 100) for k in named[3:])
-    assert batch._workload_keys(keyed, fast) == batch._workload_keys(plain, fast) == batch._workload_keys(plain)
+    assert ops._workload_keys(keyed, fast) == ops._workload_keys(plain, fast) == ops._workload_keys(plain)
     monkeypatch.undo()
     fastpath._CONFIGURED = False
 
@@ -581,7 +598,7 @@ def test_workload_keys_refuse_what_is_not_a_pair_or_a_key_type():
         fast.workload_keys([("ns", "a")], {}, Slotted, 10)
 
 
-# --- victims' lines as operations (batch.OP_ONGOING) ---------------------------------------------
+# --- victims' lines as operations (ops.OP_ONGOING) ---------------------------------------------
 
 _PER_WORKLOAD = ',"workload":{"name":"%s","namespace":"team-b"},"clusterQueue":{"name":"cq-b"},"parentCohort":{"name":"gpu"}'
 
@@ -634,7 +651,7 @@ def _scanned(lines: list[str]) -> tuple[bytes, bytes, list[int]]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_victims_lines_as_operations_give_the_per_line_evidence(seed):
     data, codes, left = _scanned(_victim_lines(seed, 3000))
-    assert codes.count(batch.OP_ONGOING) == codes.count(batch.OP_PREEMPTOR) > 2000   # read by the extension
+    assert codes.count(ops.OP_ONGOING) == codes.count(ops.OP_PREEMPTOR) > 2000   # read by the extension
     assert sum(kind in (candidates.ONGOING, candidates.ALREADY) for kind in left) > 100   # and Python
     _same_three_ways(data, _pieces(data, 1 << 15))
     _, state = _state(data, [len(data)], True, True)
@@ -649,7 +666,7 @@ def test_a_victims_cycle_past_int32_is_read_on_the_per_line_path():
     cycles = ["2147483647", "2147483648", "-2147483647", "-2147483648", "7", "007"]
     data, codes, left = _scanned([template % ("Level(-3)", "2026-08-20T10:00:01.5Z", msg, c, "job-1", "team-a", "head",
                                               "team-b") for c in cycles])
-    assert codes.count(batch.OP_ONGOING) == 3 and len(left) == 3   # 2**31, -2**31 and 007 are Python's
+    assert codes.count(ops.OP_ONGOING) == 3 and len(left) == 3   # 2**31, -2**31 and 007 are Python's
     _same_three_ways(data, [len(data)])
     _, state = _state(data, [len(data)], True, True)
     (_, v), = state["victims"]
@@ -691,7 +708,7 @@ def _assumed_lines(seed: int, n: int) -> list[str]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_assumed_evaluations_read_by_the_extension_give_the_per_line_evidence(seed):
     data, codes, left = _scanned(_assumed_lines(seed, 1500))
-    assert codes.count(batch.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing)
+    assert codes.count(ops.OP_ASSUMED) > 250   # in C (the rest dropped: no positive borrowing)
     assert left.count(candidates.EVALUATED) > 30   # the cycle's, error and conflict lines in Python
     _same_three_ways(data, _pieces(data, 1 << 14))
 
@@ -712,7 +729,7 @@ def test_an_assumed_workloads_borrowing_is_the_first_number_after_its_key(blob):
     assert bool(state["borrowing"]) == (int(digits) > 0 and not after[0].startswith("0")), state["borrowing"]
 
 
-# --- overlap skips as operations (batch.OP_SKIP) -------------------------------------------------
+# --- overlap skips as operations (ops.OP_SKIP) -------------------------------------------------
 
 _TARGET_LISTS = ['[{"name":"job-%d","namespace":"team-a"}]', '[]', '[{"name":"job-%d","namespace":"team-a"},'
                  '{"name":"job-3","namespace":"team-a"},{"name":"job-4","namespace":""}]',
@@ -753,7 +770,7 @@ def _skip_lines(seed: int, n: int) -> list[str]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_overlap_skips_as_operations_give_the_per_line_evidence(seed):
     data, codes, left = _scanned(_skip_lines(seed, 2000))
-    assert codes.count(batch.OP_SKIP) > 800 and codes.count(batch.OP_SKIP_TARGET) > 800   # in C
+    assert codes.count(ops.OP_SKIP) > 800 and codes.count(ops.OP_SKIP_TARGET) > 800   # in C
     assert left.count(candidates.EVALUATED) > 100   # and Python
     _same_three_ways(data, _pieces(data, 1 << 15))
     _, state = _state(data, [len(data)], True, True)

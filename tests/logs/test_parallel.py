@@ -188,7 +188,7 @@ def _raw(e: tuple):
 def _events(tape: list):
     for e in tape:
         if e[0] == 10:   # scanner._OPS: its per-line events among the extras
-            yield from (x for x in e[1][8] if type(x) is tuple)
+            yield from (x for x in e[1][7] if type(x) is tuple)
         else:
             yield e
 
@@ -214,7 +214,7 @@ def test_drs_lines_named_by_their_place_give_the_same_evidence(tmp_path):
         by_place.append(parallel._scan_piece(str(path), a, b, 1 << 16, MAX_LINE, False, None)[1])
         copies.append([])
         scanner.scan_range(data, a, b, ReadStats(), copies[-1], False)
-    named = [x for tape in by_place for e in tape if e[0] == 10 for x in e[1][8] if type(x) is int]
+    named = [x for tape in by_place for e in tape if e[0] == 10 for x in e[1][7] if type(x) is int]
     assert len(named) > 100 and len(set(named)) == len(named)   # the test means something
     assert all(data[p - 1:p] == b"\n" and data.startswith(b"{", p) for p in named if p)
     with open(path, "rb") as f:

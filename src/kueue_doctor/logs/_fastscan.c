@@ -1898,15 +1898,26 @@ out:
     return rc;
 }
 
-/* replay(ev, code, ts, minutes, cq, wl, aux, texts, keys, extras, apply_event): batch.apply_ops's
- * loop, rule for rule (its Python twin stays the reference: the tests compare the Evidence of
- * both). ts NaN is no time; minutes are Evidence._minute of each time, computed by numpy. */
+/* Evidence._minute of a time: int(ts // 60) * 60, with Python's floor division of floats (fmod,
+ * then the quotient rounded as float_floor_div rounds it), so the minutes are the same as the
+ * Python loop's on every time, not only on most */
+static long long minute_of(double ts) {
+    double mod = fmod(ts, 60.0), div = (ts - mod) / 60.0;
+    if (mod != 0.0 && mod < 0.0) div -= 1.0;
+    double q = floor(div);
+    if (div - q > 0.5) q += 1.0;
+    return (long long)q * 60;
+}
+
+/* replay(ev, code, ts, cq, wl, aux, texts, keys, extras, apply_event): ops.apply_ops's loop,
+ * rule for rule (its Python twin stays the reference: the tests compare the Evidence of both).
+ * ts NaN is no time. */
 static PyObject *fs_replay(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *ev, *texts, *keys, *extras, *apply_event;
-    Py_buffer b_code, b_ts, b_min, b_cq, b_wl, b_aux;
+    Py_buffer b_code, b_ts, b_cq, b_wl, b_aux;
     if (!C.ready) { PyErr_SetString(PyExc_RuntimeError, "configure() first"); return NULL; }
-    if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_min, &b_cq, &b_wl, &b_aux,
+    if (!PyArg_ParseTuple(args, "Oy*y*y*y*y*O!O!O!O", &ev, &b_code, &b_ts, &b_cq, &b_wl, &b_aux,
                           &PyList_Type, &texts, &PyList_Type, &keys, &PyList_Type, &extras, &apply_event))
         return NULL;
     PyObject *out = NULL, *wcq = NULL, *queues = NULL, *drs_zero = NULL, *borrowing = NULL, *victims = NULL;
@@ -1915,13 +1926,12 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
     qc_t **made = NULL;   /* text id -> its queue's cache entry, this run */
     qtab_t tab = {NULL, 0, 0};
     Py_ssize_t n = b_code.len, n_texts = PyList_GET_SIZE(texts);
-    if (b_ts.len != n * 8 || b_min.len != n * 8 || b_cq.len != n * 4 || b_wl.len != n * 4 || b_aux.len != n * 4) {
+    if (b_ts.len != n * 8 || b_cq.len != n * 4 || b_wl.len != n * 4 || b_aux.len != n * 4) {
         PyErr_SetString(PyExc_ValueError, "replay: columns of different lengths");
         goto done;
     }
     const int8_t *codes = b_code.buf;
     const double *tss = b_ts.buf;
-    const int64_t *mins = b_min.buf;
     const int32_t *cqs = b_cq.buf, *wls = b_wl.buf, *auxs = b_aux.buf;
     wcq = PyObject_GetAttr(ev, R.workload_cq);
     queues = PyObject_GetAttr(ev, R.queues);
@@ -2090,7 +2100,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
             Py_XDECREF(bucket);
         } else if (code == C.op_requeue) {   /* Evidence.requeued */
             if (rc == 0) rc = count_in(qc->requeue, reason);
-            if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_requeued);
+            if (rc == 0 && timed) rc = count_minute(qc, minute_of(tss[i]), R.tl_requeued);
             if (rc == 0 && has_wl) {
                 int storm = PyObject_RichCompareBool(reason, R.no_candidates, Py_EQ);
                 if (storm < 0) rc = -1;
@@ -2115,7 +2125,7 @@ static PyObject *fs_replay(PyObject *self, PyObject *args) {
             if (rc == 0 && timed && PyList_GET_SIZE(qc->admit_times) < R.times_cap)
                 rc = PyList_Append(qc->admit_times, ts);
             qc->admitted++;
-            if (rc == 0 && timed) rc = count_minute(qc, mins[i], R.tl_admitted);
+            if (rc == 0 && timed) rc = count_minute(qc, minute_of(tss[i]), R.tl_admitted);
             if (rc == 0 && has_wl) {
                 int in = PyDict_Contains(qc->heads, wl);
                 if (in < 0) rc = -1;
@@ -2153,7 +2163,6 @@ done:
     Py_XDECREF(skip_cq);
     PyBuffer_Release(&b_code);
     PyBuffer_Release(&b_ts);
-    PyBuffer_Release(&b_min);
     PyBuffer_Release(&b_cq);
     PyBuffer_Release(&b_wl);
     PyBuffer_Release(&b_aux);

@@ -9,41 +9,42 @@ class ``[^"\\\x00-\x1f]*`` means the same as ``[^"]*``, which the regex engine r
 Times are parsed with numpy (scanner._ts's arithmetic), strings and workloads interned per run
 with dicts, so no Python code runs per line.
 
-What each line adds becomes an integer-coded operation, in file order, the per-line path's events
-in the same stream (OP_EVENT); ``apply_ops`` replays it with the Evidence's own rules (the heads
-and their 1,000 cap, the workload -> ClusterQueue map the DRS lines read, first/last per queue).
-The window's count and first/last commute and are summed here. Only used without --since/--until.
+What each line adds becomes an integer-coded operation (ops.py), in file order, the per-line
+path's events in the same stream (OP_EVENT), which ``ops.apply_ops`` replays. The window's count
+and first/last commute and are summed here. Only used without --since/--until; imported only
+where a run is read in Python (the compiled extractor's threaded scan needs neither this nor
+numpy, see ops.py).
 """
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 import numpy as np
 
-from ..keys import WorkloadKey
 from ..kueue.logvocab import (
     ERROR_LEVELS,
     KEY_DRS,
     KEY_WORKLOAD,
     REQUEUE_GENERIC,
-    REQUEUE_PREEMPTION_NO_CANDIDATES,
     STATUS_NOT_NOMINATED,
     STATUS_SKIPPED,
 )
-from .signatures import CYCLE_KEY, EXAMPLES, HEADS_CAP, SKIPPED, TIMES_CAP, Evidence, workload_key
+from .ops import (
+    NO_CYCLE,
+    OP_ADMIT,
+    OP_ASSUMED,
+    OP_DRS_ZERO,
+    OP_EVENT,
+    OP_NOT_NOMINATED,
+    OP_ONGOING,
+    OP_PREEMPTOR,
+    OP_REQUEUE,
+    OP_SKIP,
+    OP_SKIP_TARGET,
+)
+from .signatures import CYCLE_KEY, SKIPPED, workload_key
 from .timeparse import parse_ts
 
-(OP_ADMIT, OP_REQUEUE, OP_NOT_NOMINATED, OP_DRS_ZERO, OP_EVENT, OP_ASSUMED, OP_ONGOING, OP_PREEMPTOR, OP_SKIP,
- OP_SKIP_TARGET) = range(10)
-# A victim's line ("Preemption ongoing", "... already issued") is an OP_PREEMPTOR (its preemptor's
-# workload) and an OP_ONGOING (its target's; its cycle in the cq column, this mark for none;
-# its raw line in extras), at one place in that order: Evidence.ongoing of the pair.
-NO_CYCLE = -(2 ** 31)
-CYCLE_LIMIT = 2 ** 31   # a cycle is an operation's where NO_CYCLE < cycle < CYCLE_LIMIT
-# An evaluation skipped for overlapping preemption targets is an OP_SKIP (the head's workload and
-# ClusterQueue, its raw line in extras) and an OP_SKIP_TARGET a target after it (the target's
-# workload, the line's cycle in the cq column): Evidence.evaluated of the line.
 EVALUATED_HEAD = -1   # the kind of an evaluation's head, cut before its V(4) blob
 
 _SEP = b'"\n'   # after each line of a batch: neither a value's [^"]* nor the shape crosses it
@@ -172,7 +173,6 @@ class Run:
         self.n = 0
         self.lo = np.inf
         self.hi = -np.inf
-        self.ordered = False   # the columns are the compiled extractor's, in file order
 
     def ids(self, col, table: dict, values: list, make) -> np.ndarray:
         for b in dict.fromkeys(col):
@@ -208,24 +208,6 @@ class Run:
         self.cq.append(zeros if cq is None else cq)
         self.wl.append(zeros if wl is None else wl)
         self.aux.append(zeros if aux is None else aux)
-
-    def columns(self, code: bytes, place: bytes, sub: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes,
-                texts: list, keys: list, extras: list, n: int, lo: float, hi: float) -> None:
-        """A run's operations as the compiled extractor gives them (fastpath.py): the columns as
-        bytes, in file order, its string and workload tables (this run's only ones) and what it
-        saw; its raw lines are their places in the file where the tape has an origin
-        (scanner.scan_range_compiled passes the extension the same one)."""
-        if code:
-            self.code.append(np.frombuffer(code, np.int8))
-            self.place.append(np.frombuffer(place, np.int64))
-            self.sub.append(np.frombuffer(sub, np.int32))
-            self.ts.append(np.frombuffer(ts, np.float64))
-            self.cq.append(np.frombuffer(cq, np.int32))
-            self.wl.append(np.frombuffer(wl, np.int32))
-            self.aux.append(np.frombuffer(aux, np.int32))
-        self.texts, self.keys, self.extras = texts, keys, extras
-        self.n, self.lo, self.hi = n, lo, hi
-        self.ordered = True
 
     def events(self, placed: list) -> None:
         """(place, event) of the per-line path."""
@@ -283,39 +265,20 @@ class Run:
             self.add([places[i] for i in at], OP_SKIP_TARGET, ts_a[at], np.array(cycle, np.int32), wl,
                      np.zeros(len(at), np.int32), sub=np.array(sub, np.int32))
 
-    def tape(self, origin: int | None = None) -> tuple | None:
-        """The run's operations in file order; ``origin`` (see scanner.scan_range): the raw
-        lines of DRS tournaments and victims become their places in the file."""
+    def tape(self) -> tuple | None:
+        """The run's operations in file order (see ops.py)."""
         if not self.place and not self.n:
             return None
-        if len(self.place) == 1 and self.ordered:
-            # the compiled extractor's columns alone: in file order already, and their raw lines
-            # named by their places where there is an origin (columns)
-            code, ts, cq, wl, aux = self.code[0], self.ts[0], self.cq[0], self.wl[0], self.aux[0]
-            none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
-        elif self.place:
+        if self.place:
             place, sub = np.concatenate(self.place), np.concatenate(self.sub)
             order = np.lexsort((sub, place))
             code, ts = np.concatenate(self.code)[order], np.concatenate(self.ts)[order]
             cq, wl, aux = (np.concatenate(c)[order] for c in (self.cq, self.wl, self.aux))
-            none = np.flatnonzero(np.isnan(ts) & (code != OP_EVENT)).tolist()
-            self._place_extras(code, aux, place[order], origin)
         else:
             code = ts = cq = wl = aux = np.zeros(0, np.int8)
-            none = []
         lo = None if self.lo == np.inf else self.lo
         hi = None if self.hi == -np.inf else self.hi
-        return (code.tobytes(), ts, cq, wl, aux, none, self.texts, self.keys, self.extras, self.n, lo, hi)
-
-    def _place_extras(self, code: np.ndarray, aux: np.ndarray, place: np.ndarray, origin: int | None) -> None:
-        """The raw lines of DRS tournaments, victims and overlap skips as their places in the
-        file (``origin`` + their place in the buffer), read back for the few that become examples."""
-        if origin is None:
-            return
-        drs = (code == OP_DRS_ZERO) | (code == OP_ONGOING) | (code == OP_SKIP)
-        extras = self.extras
-        for x, at in zip(aux[drs].tolist(), place[drs].tolist(), strict=True):
-            extras[x] = origin + at
+        return (code.tobytes(), ts, cq, wl, aux, self.texts, self.keys, self.extras, self.n, lo, hi)
 
 
 def _workload(pair: tuple) -> tuple[str, str]:
@@ -401,208 +364,3 @@ def _drs_zero(run: Run, sh: _Shapes, place: np.ndarray, ts: np.ndarray, items: l
     uniq, inverse = np.unique(at, return_inverse=True)
     run.extras.extend(lines[i] for i in uniq.tolist())
     run.add(place[at], OP_DRS_ZERO, ts[at], wl=keys, aux=(first + inverse).astype(np.int32), sub=sub)
-
-
-# (namespace, name) -> WorkloadKey, kept across runs: each run's table names mostly the same
-# workloads, and making a NamedTuple costs several times a dict lookup (bounded like _SECONDS)
-_KEYS: dict[tuple[str, str], WorkloadKey] = {}
-KEYS_BOUND = 1_000_000   # past this many, _KEYS starts again empty
-
-
-def workload_of(ns: str, name: str) -> WorkloadKey:
-    """The key of (ns, name), one object per workload (see _KEYS)."""
-    wl = _KEYS.get((ns, name))
-    if wl is None:
-        if len(_KEYS) > KEYS_BOUND:
-            _KEYS.clear()
-        wl = _KEYS[(ns, name)] = WorkloadKey(ns, name)
-    return wl
-
-
-def _workload_keys(pairs: list, fast=None) -> list:
-    """The key of each (namespace, name) of a run's workload table (None where it names none),
-    through _KEYS; ``fast``: the extension, whose workload_keys is this loop in C (a GB of a
-    busy log names ~150k workloads, each a NamedTuple made through Python code here)."""
-    if fast is not None:
-        return fast.workload_keys(pairs, _KEYS, WorkloadKey, KEYS_BOUND)
-    get = _KEYS.get
-    out: list = []
-    append = out.append
-    for pair in pairs:
-        wl = get(pair)
-        if wl is None and pair[0]:
-            wl = workload_of(*pair)
-        append(wl)
-    return out
-
-
-class SharedKeys(NamedTuple):
-    """A worker's run's workload table as the workloads it names for the first time (``new``):
-    the run's workload column indexes the worker's whole table (see share_keys)."""
-    worker: int
-    new: list
-
-
-def share_keys(ops: tuple, table: dict, worker: int) -> tuple:
-    """``ops`` with its workload table replaced by the workloads ``table`` (this worker's, over
-    the runs it scanned before, in order) does not hold yet, and its workload column by their
-    places in ``table``. A worker's runs reach the main process in the order it scanned them (a
-    pool hands out ranges in order, and they are applied in order), so each workload crosses
-    once per worker instead of once per run, and the main process looks none of them up again."""
-    keys = ops[7]
-    ids = np.empty(len(keys), np.int32)
-    new: list = []
-    for j, pair in enumerate(keys):
-        k = table.get(pair)
-        if k is None:
-            k = table[pair] = len(table)
-            new.append(pair)
-        ids[j] = k
-    # (with no workload in the run, the column holds only the zeros of operations without one)
-    wl = ids[np.asarray(ops[3], np.intp)] if len(keys) else ops[3]
-    return (*ops[:3], wl, *ops[4:7], SharedKeys(worker, new), *ops[8:])
-
-
-def apply_ops(ev: Evidence, ops: tuple, apply_event) -> None:
-    """Replay a run's operations in file order (the window is not set: ``seen`` commutes).
-
-    Evidence.requeued, .admitted and .resolve_cq inlined: this loop is the one part of a
-    parallel scan that runs in a single process (the tests compare it with the per-line path).
-    """
-    code_b, ts_a, cq_a, wl_a, aux_a, none, texts, keys, extras, n, lo, hi = ops
-    if n:
-        ev.in_window += n
-        if lo is not None and (ev.first is None or lo < ev.first):
-            ev.first = lo
-        if hi is not None and (ev.last is None or hi > ev.last):
-            ev.last = hi
-    from . import fastpath
-    fast = fastpath.module()
-    if type(keys) is SharedKeys:
-        table = ev.worker_keys.setdefault(keys.worker, [])
-        table += _workload_keys(keys.new, fast)
-        keys = table
-    else:
-        keys = _workload_keys(keys, fast)
-    known = ~np.isnan(ts_a)
-    # Evidence._minute of every time, None where there is none
-    minutes = np.where(known, np.floor_divide(np.where(known, ts_a, 0.0), 60.0) * 60, 0).astype(np.int64)
-    if fast is not None:   # the same loop in C (the tests compare both)
-        fast.replay(ev, code_b, np.ascontiguousarray(ts_a, np.float64), minutes, np.ascontiguousarray(cq_a, np.int32),
-                    np.ascontiguousarray(wl_a, np.int32), np.ascontiguousarray(aux_a, np.int32), texts, keys, extras,
-                    apply_event)
-        return
-    tss = ts_a.tolist()
-    mins = minutes.tolist()
-    for i in none:
-        tss[i] = None
-        mins[i] = None
-    wcq = ev.workload_cq
-    queues = ev.queues
-    borrowing = ev.borrowing
-    drs_zero = ev.drs_zero
-    example = ev._example
-    retries = ev._retries
-    made: dict = {}   # text id -> its QueueStats, this run
-    preemptor = None   # an OP_PREEMPTOR's workload, for the OP_ONGOING after it
-    skipper = skip_cq = None   # an OP_SKIP's workload and ClusterQueue, for its OP_SKIP_TARGETs
-    for code, ts, m, c, w, x in zip(code_b, tss, mins, cq_a.tolist(), wl_a.tolist(), aux_a.tolist(), strict=True):
-        if code == OP_EVENT:
-            apply_event(ev, extras[x])
-            continue
-        wl = keys[w]
-        if code == OP_PREEMPTOR:
-            preemptor = wl
-            continue
-        if code == OP_SKIP:   # Evidence.evaluated of an overlap skip, its targets the ops after it
-            skipper, skip_cq = wl, ev.resolve_cq(texts[c], wl)
-            ev._queue(skip_cq, ts).skipped_overlap += 1
-            ev._example(ev.skipped, extras[x])
-            continue
-        if code == OP_SKIP_TARGET:
-            if wl is not None:
-                v = ev._victim(wl, ts)
-                v.skipper_cqs.add(skip_cq)
-                if skipper is not None:
-                    v.preemptors.add(skipper)
-                v.lines += 1
-                ev._cycle(v, None if c == NO_CYCLE else c)
-            continue
-        if code == OP_ONGOING:
-            ev.ongoing(wl, preemptor, ts, None if c == NO_CYCLE else c, extras[x])
-            preemptor = None
-            continue
-        if code == OP_ASSUMED:   # Evidence.evaluated of an assumed workload: resolve_cq, borrowing
-            cq = texts[c]
-            if wl is not None:
-                if cq:
-                    wcq[wl] = cq
-                else:
-                    cq = wcq.get(wl, "")
-            if x and cq and cq not in borrowing:
-                borrowing[cq] = ts
-            continue
-        if code == OP_DRS_ZERO:
-            cq = wcq.get(wl, "") if wl is not None else ""
-            if cq:   # Evidence.drs_value of a zero share
-                seen = drs_zero.get(cq)
-                if seen is None:
-                    seen = drs_zero[cq] = [0, ts, ts, []]
-                seen[0] += 1
-                seen[2] = ts
-                if len(seen[3]) < EXAMPLES:
-                    example(seen[3], extras[x])
-            continue
-        if code == OP_NOT_NOMINATED:   # Evidence.evaluated of a head not nominated
-            reason = texts[x]
-            if not reason:
-                if wl is not None and texts[c]:
-                    wcq[wl] = texts[c]   # resolve_cq's side effect, even without a queue to touch
-                continue
-        cq = texts[c]
-        if wl is not None:   # Evidence.resolve_cq
-            if cq:
-                wcq[wl] = cq
-                q = made.get(c)
-                if q is None:
-                    q = made[c] = queues[cq]
-            else:
-                cq = wcq.get(wl, "")
-                q = queues[cq]
-        else:
-            q = made.get(c)
-            if q is None:
-                q = made[c] = queues[cq]
-        if ts is not None:   # Evidence._queue
-            if q.first is None:
-                q.first = ts
-            q.last = ts
-        if code == OP_REQUEUE:   # Evidence.requeued
-            reason = texts[x]
-            q.requeue[reason] += 1
-            if m is not None:
-                q.timeline[m]["requeued"] += 1
-            if wl is None:
-                continue
-            if reason == REQUEUE_PREEMPTION_NO_CANDIDATES:
-                r = retries(wl, cq, ts)
-                if r is not None:
-                    r.requeues += 1
-            head = q.heads.get(wl)
-            if head is None:
-                head = q.new_head(wl, ts, HEADS_CAP)
-            head.attempts += 1
-            head.requeue = reason
-            head.last = ts
-        elif code == OP_ADMIT:   # Evidence.admitted
-            if ts is not None and len(q.admit_times) < TIMES_CAP:
-                q.admit_times.append(ts)
-            q.admitted += 1
-            if m is not None:
-                q.timeline[m]["admitted"] += 1
-            if wl is not None:
-                q.heads.pop(wl, None)
-        elif wl is not None:   # a head not nominated: its reason
-            head = q.heads.get(wl)
-            if head is not None:
-                head.reason = reason

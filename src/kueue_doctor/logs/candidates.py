@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..kueue.logvocab import (
     LEVEL,
@@ -34,6 +32,8 @@ try:  # a compiled library with manylinux wheels; the re path below gives the sa
     import hyperscan
 except ImportError:  # pragma: no cover - depends on the platform's wheels
     hyperscan = None
+if TYPE_CHECKING:
+    import numpy as np
 
 # Kinds of hit. The frequent messages have a kind of their own (the scanner cuts their fields out
 # of the bytes); OTHER is any other message read; ERROR a line at error level; ODD_END/ODD_START
@@ -99,6 +99,8 @@ def _collect_sorted(buf: bytes, a: int, start: np.ndarray, kind: np.ndarray, end
 
 
 def _hyperscan_db():
+    import numpy as np
+
     exprs = [re.escape(p) for _, p in _MESSAGES] + [re.escape(ERROR_PREFIX)] + [p for _, p in _ODD]
     kinds = [k for k, _ in _MESSAGES] + [ERROR] + [k for k, _ in _ODD]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
@@ -127,6 +129,8 @@ def find(buf: bytes, a: int, b: int) -> Hits:
     if hyperscan is not None:
         if _DB is None:
             _DB = _hyperscan_db()
+        import numpy as np  # (here: the compiled extractor's scans need none of it, see ops.py)
+
         db, kinds, lengths = _DB
         scratch = getattr(_SCRATCH, "space", None)
         if scratch is None or _SCRATCH.db is not db:

@@ -53,7 +53,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
-from . import batch, candidates
+from . import candidates, ops
 from .reader import _CUT
 from .signatures import _DURATION_KEY, CYCLE_KEY, EXAMPLES, HEADS_CAP, TIMES_CAP, Victim, key
 
@@ -134,17 +134,17 @@ def _config() -> dict:
         "k_evaluated": candidates.EVALUATED, "k_drs": candidates.DRS, "k_cycle": candidates.CYCLE,
         "k_ongoing": candidates.ONGOING, "k_already": candidates.ALREADY,
         "duration_key": _DURATION_KEY,
-        "op_admit": batch.OP_ADMIT, "op_requeue": batch.OP_REQUEUE,
-        "op_not_nominated": batch.OP_NOT_NOMINATED, "op_drs_zero": batch.OP_DRS_ZERO,
-        # the replay (batch.apply_ops): the Evidence's caps and labels
+        "op_admit": ops.OP_ADMIT, "op_requeue": ops.OP_REQUEUE,
+        "op_not_nominated": ops.OP_NOT_NOMINATED, "op_drs_zero": ops.OP_DRS_ZERO,
+        # the replay (ops.apply_ops): the Evidence's caps and labels
         "no_candidates_reason": REQUEUE_PREEMPTION_NO_CANDIDATES,
         "timeline_requeued": "requeued", "timeline_admitted": "admitted",
-        "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": batch.OP_EVENT,
-        "op_assumed": batch.OP_ASSUMED,
-        "op_ongoing": batch.OP_ONGOING, "op_preemptor": batch.OP_PREEMPTOR, "no_cycle": batch.NO_CYCLE,
-        "victim_type": Victim, "op_skip": batch.OP_SKIP, "op_skip_target": batch.OP_SKIP_TARGET,
+        "heads_cap": HEADS_CAP, "times_cap": TIMES_CAP, "examples": EXAMPLES, "op_event": ops.OP_EVENT,
+        "op_assumed": ops.OP_ASSUMED,
+        "op_ongoing": ops.OP_ONGOING, "op_preemptor": ops.OP_PREEMPTOR, "no_cycle": ops.NO_CYCLE,
+        "victim_type": Victim, "op_skip": ops.OP_SKIP, "op_skip_target": ops.OP_SKIP_TARGET,
         "ts_fallback": _ts,
-        "workload_type": WorkloadKey, "keys_bound": batch.KEYS_BOUND,
+        "workload_type": WorkloadKey, "keys_bound": ops.KEYS_BOUND,
     }
 
 

@@ -140,7 +140,7 @@ def _scan_mapped(f, start: int, stop: int, max_line: int, stats: ReadStats, tape
             buf.close()
 
 
-# In a worker process: the workloads its tapes named so far (batch.share_keys); None elsewhere.
+# In a worker process: the workloads its tapes named so far (ops.share_keys); None elsewhere.
 _worker_keys: dict | None = None
 
 
@@ -160,7 +160,7 @@ def scan_piece(path: str, start: int, stop: int, chunk_size: int, max_line: int,
     stats, tape = _scan_piece(path, start, stop, chunk_size, max_line, window, fmt)
     if _worker_keys is None:   # in this process (threads, or one worker): the tape is not shipped
         return stats, tape
-    from .batch import share_keys
+    from .ops import share_keys
     from .scanner import _OPS, thin_examples
 
     if not window:

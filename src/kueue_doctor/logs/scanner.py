@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
+import struct
 from bisect import bisect_left
 from collections.abc import Iterator
-from typing import cast
-
-import numpy as np
+from typing import TYPE_CHECKING, cast
 
 from .. import heap
 from ..keys import WorkloadKey
@@ -60,7 +60,7 @@ from ..kueue.logvocab import (
     STATUS_SKIPPED,
     TS,
 )
-from . import batch, candidates, fastpath
+from . import candidates, fastpath, ops
 from .brief import CRI, DOCKER, Unwrapper, runtime_format
 from .reader import (
     _BORROWING,
@@ -93,6 +93,9 @@ from .signatures import (
     workload_key,
 )
 from .timeparse import parse_ts
+
+if TYPE_CHECKING:
+    from .batch import Run
 
 _CONSOLE_MSGS = tuple(m.encode() for m in _HANDLERS)
 _LEADER = (part(MSG_ACQUIRING_LEASE, " lease").encode(), part(MSG_ELECTION_LOST, "election lost").encode(),
@@ -189,7 +192,7 @@ def apply(ev: Evidence, tape: list) -> None:
     for e in tape:
         kind = e[0]
         if kind == _OPS:
-            batch.apply_ops(ev, e[1], _apply_one)
+            ops.apply_ops(ev, e[1], _apply_one)
         elif kind == _EV_ADMIT:
             _, ts, cq, ns, name, conflict = e
             if seen(ts):
@@ -261,7 +264,7 @@ def thin_examples(tape: list) -> None:
 
     for i, e in enumerate(tape):
         if e[0] == _OPS:
-            extras = e[1][8]
+            extras = e[1][7]
             for j, x in enumerate(extras):
                 if type(x) is tuple:
                     extras[j] = thin(x)
@@ -330,12 +333,12 @@ def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape
     parallel._scan_mapped, which then reads it otherwise): ``stats`` and ``tape`` are partial."""
     pos = a
     while pos < b:
-        # (with an origin, the raw lines come as their places: what batch.Run.tape makes of them)
+        # (with an origin, the extension gives the raw lines as their places in the file)
         got, stop, longest = fast.scan(buf, pos, b, True, KEYED, -1 if origin is None else origin)
         if max_line is not None and longest > max_line:
             return False
         if stop > pos:
-            _scan_clean_compiled(fast, buf, pos, stop, stats, tape, origin, got)
+            _scan_clean_compiled(buf, pos, stop, stats, tape, got)
         pos = end = stop
         while end < b:   # the odd lines from there (a few, if any), as _runs gathers them
             le = buf.find(b"\n", end, b)
@@ -353,8 +356,7 @@ def scan_range_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape
     return True
 
 
-def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tape: list, origin: int | None,
-                         got: tuple | None) -> None:
+def _scan_clean_compiled(buf: bytes, a: int, b: int, stats: ReadStats, tape: list, got: tuple | None) -> None:
     """_scan_clean of a run without a window: the extension read the frequent lines into
     operations (``got``, of its walk) and gave back every other candidate line, read here as
     _scan_batched does."""
@@ -364,14 +366,20 @@ def _scan_clean_compiled(fast, buf: bytes, a: int, b: int, stats: ReadStats, tap
         hits = candidates.find(buf, a, b)
         _scan_clean(buf, a, b, stats, tape, False, hits.msgs, hits.errors)
         return
-    lines, code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest, dur_place, dur, conflicts = got
+    lines, code, place, _sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, rest, dur_place, dur, conflicts = got
     stats.lines += lines
     stats.parsed += lines
-    run = batch.Run()
-    run.columns(code, place, sub, ts, cq, wl, aux, texts, keys, extras, n, lo, hi)
-    cycles = (np.frombuffer(dur_place, np.int64).tolist(), np.frombuffer(dur).tolist()) if dur else None
-    _place_rest(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], run, stats, tape, False, conflicts,
-                cycles, origin)
+    placed: list = []
+    durations = memoryview(dur).cast("d").tolist()
+    if rest:   # read as _scan_batched reads the lines it does not batch, every one an event
+        cycles = (memoryview(dur_place).cast("q").tolist(), durations)
+        durations = _rest_events(buf, [(ls, None, ls, le, kind) for ls, le, kind in rest], stats, False, conflicts,
+                                 cycles, placed, None)
+    entry = _compiled_ops(code, place, ts, cq, wl, aux, texts, keys, extras, n, lo, hi, placed)
+    if entry is not None:
+        tape.append((_OPS, entry))
+    if durations:
+        tape.append((_DUR, durations))
 
 
 def _within(hits: list, a: int, b: int) -> list:
@@ -382,6 +390,8 @@ def _within(hits: list, a: int, b: int) -> list:
 
 def _count_lines(buf: bytes, a: int, b: int) -> int:
     # numpy's vectorised compare counts newlines about twice as fast as bytes.count
+    import numpy as np
+
     return int(np.count_nonzero(np.frombuffer(buf, np.uint8, b - a, a) == 0x0A))
 
 
@@ -519,7 +529,7 @@ def _workload(ns: str, name: str) -> WorkloadKey | None:
     """signatures.workload_key of a reference the fast path cut out (it has no escapes). The tape
     carries the two strings and ``apply`` makes the key: a key is a class instance, which costs
     several times a string to pickle from a worker and to unpickle; made once per workload."""
-    return batch.workload_of(ns, name) if ns and name else None
+    return ops.workload_of(ns, name) if ns and name else None
 
 
 def _keep_evaluated(buf: bytes, m: int, le: int) -> bool:
@@ -645,6 +655,8 @@ def _scan_batched(buf: bytes, spans: list, stats: ReadStats, tape: list, ascii_:
                 places_lines[1].append(line)
                 continue
         rest.append((i, None))
+    from . import batch
+
     run = batch.Run()
     for kind, (places, lines) in batches.items():
         if places:
@@ -668,7 +680,7 @@ def _is_ongoing(e: tuple, place: int, ongoing: list) -> bool:
     """Whether the event ``e`` is a victim's line ("Preemption ongoing", "... already issued")
     with a cycle the operations' column holds: then it becomes operations of the run
     (batch.Run.ongoing), added to ``ongoing``."""
-    if e[0] != _EV_ONGOING or not (e[6] is None or batch.NO_CYCLE < e[6] < batch.CYCLE_LIMIT):
+    if e[0] != _EV_ONGOING or not (e[6] is None or ops.NO_CYCLE < e[6] < ops.CYCLE_LIMIT):
         return False
     ongoing.append((place, *e[1:8]))
     return True
@@ -680,7 +692,7 @@ def _is_skip(e: tuple, place: int, skips: list) -> bool:
     then it becomes operations of the run (batch.Run.skips), added to ``skips``. Its targets are
     Evidence.evaluated's: the workloads a list of references names, ("", "") for others."""
     if e[0] != _EV_EVAL or e[5] != STATUS_SKIPPED or OVERLAPPING_TARGETS not in e[6] or not (
-            e[9] is None or batch.NO_CYCLE < e[9] < batch.CYCLE_LIMIT):
+            e[9] is None or ops.NO_CYCLE < e[9] < ops.CYCLE_LIMIT):
         return False
     preempted = e[8] or []
     keys = [workload_key(t) for t in preempted] if isinstance(preempted, list) else []
@@ -690,17 +702,32 @@ def _is_skip(e: tuple, place: int, skips: list) -> bool:
     return True
 
 
-def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: list, ascii_: bool,
-                conflicts: bool, cycles: tuple | None = None, origin: int | None = None) -> None:
+def _place_rest(buf: bytes, rest: list, run: Run, stats: ReadStats, tape: list, ascii_: bool,
+                conflicts: bool) -> None:
     """The candidate lines a batch did not take, (place, line or None, start, end, kind) in file
     order, read one by one as scan_json reads them; then the run's operations and durations.
-    A line is None where no batch looked at it, else it is off its batch's shape. ``cycles``:
-    the (places, durations) of the cycles' lines the extension read, each joining the durations
-    at its place (their sum depends on their order)."""
+    A line is None where no batch looked at it, else it is off its batch's shape."""
     placed: list = []
-    assumed: list = []
-    ongoing: list = []
-    skips: list = []
+    found: tuple[list, list, list] = ([], [], [])
+    durations = _rest_events(buf, rest, stats, ascii_, conflicts, None, placed, found)
+    run.events(placed)
+    run.assumed(found[0])
+    run.ongoing(found[1])
+    run.skips(found[2])
+    ops = run.tape()
+    if ops is not None:
+        tape.append((_OPS, ops))
+    if durations:
+        tape.append((_DUR, durations))
+
+
+def _rest_events(buf: bytes, rest: list, stats: ReadStats, ascii_: bool, conflicts: bool, cycles: tuple | None,
+                 placed: list, found: tuple[list, list, list] | None) -> list:
+    """_place_rest's reading of the lines: their events, (place, event) in file order, added to
+    ``placed``, except those ``found`` takes as operations (batch.Run's assumed, ongoing and
+    skips: _is_assumed, _is_ongoing, _is_skip); None: every one an event. ``cycles``: the
+    (places, durations) of the cycles' lines the extension read, each joining the durations at
+    its place (their sum depends on their order). Returns the durations, in file order."""
     durations: list = []
     at, ds = cycles if cycles is not None else ([], [])
     cut = 0
@@ -717,28 +744,58 @@ def _place_rest(buf: bytes, rest: list, run: batch.Run, stats: ReadStats, tape: 
                     conflict = conflicts and _CONFLICT in line
                     if kind == _DRS and not e[2] and not conflict:
                         placed.append((i, (_SEEN, [e[1]])))
-                    elif conflict or not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing)
-                                          or _is_skip(e, i, skips)):
+                    elif conflict or not _as_ops(e, i, found):
                         placed.append((i, e + (conflict,)))  # noqa: RUF005 - as scan_json builds it
                     continue
         elif kind in _FAST_KINDS:
             # off its batch's shape, at an error level, or an evaluation other than "not nominated"
             e = _fast(line, kind, False)
             if e is not None:
-                if not (_is_assumed(e, i, assumed) or _is_ongoing(e, i, ongoing) or _is_skip(e, i, skips)):
+                if not _as_ops(e, i, found):
                     placed.append((i, e + (False,)))  # noqa: RUF005 - as scan_json builds it
                 continue
         durations = _general(line, stats, durations, lambda e, i=i: placed.append((i, e)), False)
     durations.extend(ds[cut:])
-    run.events(placed)
-    run.assumed(assumed)
-    run.ongoing(ongoing)
-    run.skips(skips)
-    ops = run.tape(origin)
-    if ops is not None:
-        tape.append((_OPS, ops))
-    if durations:
-        tape.append((_DUR, durations))
+    return durations
+
+
+def _as_ops(e: tuple, place: int, found: tuple[list, list, list] | None) -> bool:
+    return found is not None and (_is_assumed(e, place, found[0]) or _is_ongoing(e, place, found[1])
+                                  or _is_skip(e, place, found[2]))
+
+
+_EVENT_CODE = bytes([ops.OP_EVENT])
+_NO_TIME = struct.pack("=d", math.nan)
+_ZERO_ID = bytes(4)
+
+
+def _compiled_ops(code: bytes, place: bytes, ts: bytes, cq: bytes, wl: bytes, aux: bytes, texts: list, keys: list,
+                  extras: list, n: int, lo: float, hi: float, placed: list) -> tuple | None:
+    """The tape entry of the extension's run, its columns in file order as bytes, with the events
+    of the lines it left to Python (``placed``: (place, event), in file order) among its
+    operations as OP_EVENTs, at their places: what batch.Run.tape makes of them (with no time,
+    workload or queue), but without numpy (ops.py). None where the run holds nothing."""
+    if not (code or n or placed):
+        return None
+    if placed:
+        at = memoryview(place).cast("q")
+        columns = ((code, 1), (ts, 8), (cq, 4), (wl, 4), (aux, 4))
+        pieces: list[list[bytes]] = [[] for _ in columns]
+        cut = 0
+        for p, e in placed:
+            j = bisect_left(at, p, cut)
+            for out, (col, width) in zip(pieces, columns, strict=True):
+                out.append(col[cut * width:j * width])
+            for out, value in zip(pieces, (_EVENT_CODE, _NO_TIME, _ZERO_ID, _ZERO_ID,
+                                           struct.pack("=i", len(extras))), strict=True):
+                out.append(value)
+            extras.append(e)
+            cut = j
+        for out, (col, width) in zip(pieces, columns, strict=True):
+            out.append(col[cut * width:])
+        code, ts, cq, wl, aux = (b"".join(out) for out in pieces)
+    return (code, ts, cq, wl, aux, texts, keys, extras, n, None if lo == math.inf else lo,
+            None if hi == -math.inf else hi)
 
 
 _SECONDS: dict[bytes, float | None] = {}

@@ -289,7 +289,7 @@ class Evidence:
         # the line that starts at a place of the file being read (set while a regular file is
         # scanned in ranges: its tapes name raw lines by place, see scanner.scan_range)
         self.line_at: Callable[[int], bytes] = _no_lines
-        # each worker's workload table so far, by worker (batch.share_keys)
+        # each worker's workload table so far, by worker (ops.share_keys)
         self.worker_keys: dict[int, list] = {}
 
     # --- dispatch -------------------------------------------------------------------------
