@@ -395,7 +395,8 @@ static slot_t *table_slot(table_t *t, const char *a, Py_ssize_t an, const char *
 /* What the pass found that becomes Python objects once it is over (fs_scan: the pass holds no
  * GIL): spans of the buffer, which outlives the call. */
 typedef struct { const char *p; Py_ssize_t n; } span_t;
-typedef struct { const char *a; Py_ssize_t an; const char *b; Py_ssize_t bn; } pair_t;   /* an < 0: ("", "") */
+/* an < 0: ("", ""); h: hash2 of the two pieces (the KEYS table's hash of the pair, keys_list) */
+typedef struct { const char *a; Py_ssize_t an; const char *b; Py_ssize_t bn; uint64_t h; } pair_t;
 typedef struct { int64_t start, end; int32_t kind; } rest_t;
 typedef struct { int64_t op; int32_t k; } fix_t;   /* the op's time is fallback k's */
 
@@ -417,15 +418,41 @@ typedef struct {
     double last_base;
 } state_t;
 
+/* The slots of a run's three tables, kept for the next run (of any thread): a run's tables grow
+ * to about the size the last one's did, and new memory each run meant its page faults, and the
+ * growing and rehashing again, about a tenth of the scan's time. Taken at a run's start and
+ * given back at its end, both with the GIL held, which is what serializes them. */
+#define POOLED 4
+static struct { void *raw; slot_t *s; Py_ssize_t cap; } POOL[3][POOLED];
+static int N_POOLED[3];
+
+static void table_adopt(table_t *t, int kind) {
+    if (N_POOLED[kind] == 0) return;
+    int k = --N_POOLED[kind];
+    t->raw = POOL[kind][k].raw;
+    t->s = POOL[kind][k].s;
+    t->cap = POOL[kind][k].cap;
+    for (Py_ssize_t i = 0; i < t->cap; i++) t->s[i].id = -1;
+}
+
+static void table_release(table_t *t, int kind) {
+    if (t->raw != NULL && N_POOLED[kind] < POOLED) {
+        int k = N_POOLED[kind]++;
+        POOL[kind][k].raw = t->raw;
+        POOL[kind][k].s = t->s;
+        POOL[kind][k].cap = t->cap;
+    } else {
+        PyMem_RawFree(t->raw);
+    }
+    PyMem_RawFree(t->bytes.p);
+}
+
 static void state_free(state_t *st) {
     vec_t *v[] = {&st->code, &st->place, &st->sub, &st->ts, &st->cq, &st->wl, &st->aux, &st->dur_place, &st->dur,
                   &st->texts, &st->keys, &st->extras, &st->rest, &st->late, &st->fixes, &st->dur_text};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) PyMem_RawFree(v[i]->p);
     table_t *t[] = {&st->t_text, &st->t_pair, &st->t_wltext};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        PyMem_RawFree(t[i]->raw);
-        PyMem_RawFree(t[i]->bytes.p);
-    }
+    for (int i = 0; i < 3; i++) table_release(t[i], i);
 }
 
 /* A fresh slot's id: the next of its table's (``*count``), its value ``x`` (``size`` bytes)
@@ -451,7 +478,7 @@ static int32_t pair_id(state_t *st, uint64_t h, const char *ns, Py_ssize_t nsn, 
     slot_t *x = table_slot_h(&st->t_pair, h, ns, nsn, name, namen);
     if (x == NULL) return -1;
     if (x->id >= 0) return x->id;
-    pair_t v = {ns, (nsn == 0 || namen == 0) ? -1 : nsn, name, namen};
+    pair_t v = {ns, (nsn == 0 || namen == 0) ? -1 : nsn, name, namen, h};
     return fill(x, &st->n_keys, &st->keys, &v, sizeof v);
 }
 
@@ -465,7 +492,7 @@ static int32_t wltext_id(state_t *st, const char *s, Py_ssize_t n) {
     const char *slash = memchr(s, '/', (size_t)n);
     Py_ssize_t nsn = slash == NULL ? 0 : slash - s, namen = slash == NULL ? 0 : n - nsn - 1;
     int empty = nsn == 0 || namen == 0 || memchr(slash + 1, '/', (size_t)namen) != NULL;
-    pair_t v = {s, empty ? -1 : nsn, empty ? s : slash + 1, namen};
+    pair_t v = {s, empty ? -1 : nsn, empty ? s : slash + 1, namen, empty ? 0 : hash2(s, nsn, slash + 1, namen)};
     return fill(x, &st->n_keys, &st->keys, &v, sizeof v);
 }
 
@@ -1269,9 +1296,10 @@ static void keys_forget(void) {
     objtab_forget(&NAMESPACES);
 }
 
-/* The slot of (a, b) in o, and room for one more object; NULL (MemoryError) when out of memory */
-static slot_t *objtab_slot(objtab_t *o, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
-    slot_t *slot = table_slot(&o->t, a, an, b, bn);
+/* The slot of (a, b) in o (h: their hash2), and room for one more object; NULL (MemoryError)
+ * when out of memory */
+static slot_t *objtab_slot(objtab_t *o, uint64_t h, const char *a, Py_ssize_t an, const char *b, Py_ssize_t bn) {
+    slot_t *slot = table_slot_h(&o->t, h, a, an, b, bn);
     if (slot == NULL) return (slot_t *)PyErr_NoMemory();
     if (slot->id < 0 && o->n == o->cap) {
         Py_ssize_t cap = o->cap ? 2 * o->cap : 4096;
@@ -1292,7 +1320,7 @@ static PyObject *objtab_keep(objtab_t *o, slot_t *slot, PyObject *made) {   /* m
 
 /* A namespace's str, one object for all the keys in it (a new reference) */
 static PyObject *namespace_of(const char *s, Py_ssize_t n) {
-    slot_t *slot = objtab_slot(&NAMESPACES, s, n, "", 0);
+    slot_t *slot = objtab_slot(&NAMESPACES, hash2(s, n, "", 0), s, n, "", 0);
     if (slot == NULL) return NULL;
     if (slot->id >= 0) return Py_NewRef(NAMESPACES.v[slot->id]);
     return objtab_keep(&NAMESPACES, slot, ascii_str(s, n));
@@ -1301,7 +1329,7 @@ static PyObject *namespace_of(const char *s, Py_ssize_t n) {
 /* The key of a pair_t from KEYS, made and kept there when missing (a new reference) */
 static PyObject *key_of(const pair_t *x) {
     if (KEYS.n > C.keys_bound || NAMESPACES.n > C.keys_bound) keys_forget();
-    slot_t *slot = objtab_slot(&KEYS, x->a, x->an, x->b, x->bn);
+    slot_t *slot = objtab_slot(&KEYS, x->h, x->a, x->an, x->b, x->bn);
     if (slot == NULL) return NULL;
     if (slot->id >= 0) return Py_NewRef(KEYS.v[slot->id]);
     return objtab_keep(&KEYS, slot, key_new(C.key_type, namespace_of(x->a, x->an), ascii_str(x->b, x->bn)));
@@ -1309,7 +1337,7 @@ static PyObject *key_of(const pair_t *x) {
 
 /* The run's workload table: (namespace, name) of each pair_t, ("", "") for an empty one; with
  * ``keyed``, keys.WorkloadKey instead of the tuple of a named one (key_of), which
- * batch._workload_keys then passes on as it is. */
+ * ops._workload_keys then passes on as it is. */
 static PyObject *keys_list(const vec_t *v, int keyed) {
     Py_ssize_t n = v->n / (Py_ssize_t)sizeof(pair_t);
     const pair_t *x = (const pair_t *)v->p;
@@ -1397,6 +1425,9 @@ static PyObject *fs_scan(PyObject *self, PyObject *args) {
     const char *base = view.buf, *lo = base + a, *hi = base + b;
     state_t st;
     memset(&st, 0, sizeof st);
+    table_adopt(&st.t_text, 0);
+    table_adopt(&st.t_pair, 1);
+    table_adopt(&st.t_wltext, 2);
     st.lo = INFINITY;
     st.hi = -INFINITY;
     st.late_k = -1;
