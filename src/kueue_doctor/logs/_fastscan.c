@@ -68,7 +68,7 @@ static struct {
     int32_t no_cycle;            /* an OP_ONGOING's cycle column where the line has none */
     PyObject *ts_fallback;       /* scanner._ts */
     PyTypeObject *key_type;      /* keys.WorkloadKey: a tuple subclass without slots (fs_workload_keys) */
-    Py_ssize_t keys_bound;       /* batch.KEYS_BOUND */
+    Py_ssize_t keys_bound;       /* ops.KEYS_BOUND */
 } C;
 
 #define LIT(i) (C.lit[(i)])
@@ -1241,7 +1241,7 @@ static PyObject *ascii_str(const char *s, Py_ssize_t n) {
 }
 
 /* str (ASCII) or bytes of each span_t; with ``origin`` >= 0 (the raw lines of a buffer that starts
- * there in a file), each line's place in the file instead, as batch.Run.tape names them */
+ * there in a file), each line's place in the file instead, which Evidence.line_at reads back */
 static PyObject *spans_list(const vec_t *v, int text, const char *base, Py_ssize_t origin) {
     Py_ssize_t n = v->n / (Py_ssize_t)sizeof(span_t);
     const span_t *x = (const span_t *)v->p;
@@ -1279,7 +1279,7 @@ static PyObject *key_new(PyTypeObject *tp, PyObject *ns, PyObject *name) {
 
 /* The workload keys made so far, by their (namespace, name) bytes, kept across calls (touched with
  * the GIL only): a busy log's runs name mostly the same workloads, and a key found here costs
- * neither its two strings nor the batch._KEYS lookup (bounded as _KEYS is). */
+ * neither its two strings nor the ops._KEYS lookup (bounded as _KEYS is). */
 typedef struct { table_t t; PyObject **v; Py_ssize_t n, cap; } objtab_t;   /* bytes -> a Python object */
 static objtab_t KEYS, NAMESPACES;   /* the keys, and the namespaces their keys share */
 
@@ -1675,7 +1675,7 @@ static PyObject *fs_configure(PyObject *self, PyObject *cfg) {
 
 /* longest(buf, a, b): the length of the longest line in buf[a:b] without its newline (a last
  * line without one counts too), which says whether reader.chunks would skip any (parallel.py) */
-/* --- the replay of a run's operations (batch.apply_ops) ------------------------------------------ */
+/* --- the replay of a run's operations (ops.apply_ops) ------------------------------------------ */
 
 /* The names and values the replay reads, set by configure(): attribute names interned, the
  * Evidence's caps and labels from the config dict (signatures.py, logvocab.py). */
@@ -2230,8 +2230,8 @@ static int configure_replay(PyObject *cfg) {
     return 0;
 }
 
-/* workload_keys(pairs, cache, key_type, bound): batch._workload_keys, its Python twin: each
- * (namespace, name) pair's key from ``cache`` (batch._KEYS), a missing one made there (the cache
+/* workload_keys(pairs, cache, key_type, bound): ops._workload_keys, its Python twin: each
+ * (namespace, name) pair's key from ``cache`` (ops._KEYS), a missing one made there (the cache
  * emptied first when it holds more than ``bound``), None for a pair whose namespace is empty.
  * ``key_type`` is keys.WorkloadKey (key_type_ok, key_new). A pair is a 2-tuple (the tables'
  * values, batch._workload); it is the cache's key, as an equal tuple is in workload_of. */
@@ -2319,8 +2319,8 @@ static PyMethodDef METHODS[] = {
     {"configure", fs_configure, METH_O, "Set the literals and callables (logs/fastpath.py)."},
     {"scan", fs_scan, METH_VARARGS, "The frequent lines of a run of zap JSON lines as operations."},
     {"odd", fs_odd, METH_VARARGS, "The starts of the lines that are not {...}."},
-    {"replay", fs_replay, METH_VARARGS, "batch.apply_ops's loop over a run's operations."},
-    {"workload_keys", fs_workload_keys, METH_VARARGS, "batch._workload_keys: pairs to cached WorkloadKeys."},
+    {"replay", fs_replay, METH_VARARGS, "ops.apply_ops's loop over a run's operations."},
+    {"workload_keys", fs_workload_keys, METH_VARARGS, "ops._workload_keys: pairs to cached WorkloadKeys."},
     {NULL, NULL, 0, NULL},
 };
 
